@@ -1,0 +1,116 @@
+// Active messages on top of any transport: packet headers, fragmentation and
+// reassembly of payloads larger than a transport's packet, per-peer send
+// queues for back-pressure, sequence numbers and reorder buffers where the
+// transport does not order, deferred completion callbacks, self delivery.
+#pragma once
+
+#include "am/am_wire.hpp"
+#include "context.hpp"
+#include "transport.hpp"
+
+#include <ccs/ccs.h>
+
+#include <deque>
+#include <map>
+#include <vector>
+
+namespace ccs {
+
+struct am_stats {
+    uint64_t sent = 0;              // messages handed to a transport or self
+    uint64_t received = 0;          // messages delivered to a handler
+    uint64_t fragments_sent = 0;
+    uint64_t fragments_received = 0;
+    uint64_t queued = 0;            // messages that had to wait for the transport
+    uint64_t queue_bytes = 0;       // copied bytes waiting now
+    uint64_t queue_bytes_peak = 0;
+    uint64_t reordered = 0;         // messages that arrived early and waited
+    uint64_t unknown_handler = 0;
+    uint64_t dropped_destroyed_context = 0;
+    uint64_t dropped_malformed = 0;
+    uint64_t send_errors = 0;
+};
+
+class am_engine final : public packet_sink {
+public:
+    am_engine(context_table &contexts, int rank, int size, size_t queue_limit);
+
+    // Which transport reaches `peer`. Must be set for every peer but self.
+    void set_route(int peer, transport *route);
+
+    ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args,
+                      size_t nargs, const void *payload, size_t length,
+                      const ccs_completion_t *completion);
+
+    void deliver(int source, const void *packet, size_t length) override;
+
+    // Progress pieces; each returns the number of events handled.
+    int push_queues();
+    int run_completions();
+    int deliver_self();
+
+    bool over_queue_limit() const { return stats_.queue_bytes > queue_limit_; }
+    bool sends_pending() const { return !backlog_.empty() || !self_queue_.empty() || !completions_.empty(); }
+    bool in_callback() const { return depth_ > 0; }
+    const am_stats &stats() const { return stats_; }
+
+private:
+    struct outgoing {
+        wire::header header{};
+        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
+        const uint8_t *data = nullptr;  // the user's buffer, or owned.data()
+        std::vector<uint8_t> owned;
+        size_t total = 0;
+        size_t offset = 0;              // bytes already handed to the transport
+        bool fragmented = false;
+        uint32_t message = 0;           // fragment message number
+        ccs_completion_t completion{};
+        bool has_completion = false;
+        bool started = false;           // at least one packet went
+        bool queued = false;            // counted in its context's queued_sends
+    };
+    struct peer_state {
+        transport *route = nullptr;
+        size_t max_packet = 0;
+        bool sequenced = false;         // transport does not order: add seq
+        std::deque<outgoing> queue;
+        uint32_t next_message = 0;
+        bool backlogged = false;        // listed in backlog_
+    };
+    struct partial_message {
+        wire::header header{};
+        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
+        std::vector<uint8_t> data;
+        size_t received = 0;
+    };
+    struct pending_completion {
+        ccs_completion_t completion;
+        ccs_status_t status;
+    };
+
+    static bool done(const outgoing &o) { return o.started && o.offset >= o.total; }
+    // Hands the next packet of `o` to the transport.
+    ccs_plugin_status_t send_packet(int target, peer_state &p, outgoing &o);
+    void finish(outgoing &o, ccs_status_t status);
+    void enqueue(int target, peer_state &p, outgoing &&o);
+    int push_queue(int target);
+
+    void on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
+                    const uint8_t *payload, size_t length);
+    void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
+                  const void *payload, size_t length);
+    void drop_malformed(int source, const char *why);
+
+    context_table &contexts_;
+    int rank_;
+    size_t queue_limit_;
+    std::vector<peer_state> peers_;
+    std::vector<int> backlog_;  // peers with a non-empty queue
+    std::deque<stored_message> self_queue_;
+    std::vector<pending_completion> completions_;
+    std::map<uint64_t, partial_message> partial_;  // key: source << 32 | message
+    int depth_ = 0;                                  // inside handlers / callbacks
+    am_stats stats_;
+};
+
+}  // namespace ccs

@@ -1,0 +1,136 @@
+// Receive side of the AM engine: packet validation, reassembly of
+// fragments, reorder by sequence number, handler dispatch, self delivery.
+#include "am/am_engine.hpp"
+
+#include "util/log.hpp"
+
+#include <cstring>
+
+namespace ccs {
+namespace {
+// A fragmented message announces its total size in every fragment; refuse
+// absurd sizes from a corrupt packet instead of trying to allocate them.
+constexpr uint64_t max_message_bytes = 1ull << 40;
+}  // namespace
+
+void am_engine::drop_malformed(int source, const char *why) {
+    ++stats_.dropped_malformed;
+    log_message(log_level::warn,
+                "dropped a malformed packet from rank " + std::to_string(source) + ": " + why);
+}
+
+void am_engine::deliver(int source, const void *packet, size_t length) try {
+    // Called from a plugin's progress (C frames): nothing may throw past here.
+    const auto *bytes = static_cast<const uint8_t *>(packet);
+    if (source < 0 || static_cast<size_t>(source) >= peers_.size() || length < sizeof(wire::header))
+        return drop_malformed(source, "too short or bad source");
+    wire::header h;
+    std::memcpy(&h, bytes, sizeof h);
+    if (h.nargs > CCS_AM_MAX_ARGS) return drop_malformed(source, "too many arguments");
+    const bool fragmented = (h.flags & wire::fragment) != 0;
+    const size_t args_bytes = h.nargs * sizeof(uint64_t);
+    const size_t head = sizeof h + args_bytes + (fragmented ? sizeof(wire::fragment_header) : 0);
+    if (head > length || h.length > length - head) return drop_malformed(source, "length mismatch");
+    uint64_t args[CCS_AM_MAX_ARGS];
+    std::memcpy(args, bytes + sizeof h, args_bytes);
+
+    context *ctx = contexts_.by_id(h.context);
+    if (!ctx) {
+        if (!contexts_.was_created(h.context)) return drop_malformed(source, "unknown context id");
+        ++stats_.dropped_destroyed_context;
+        return;
+    }
+    if (!fragmented) return on_message(source, *ctx, h, args, bytes + head, h.length);
+
+    wire::fragment_header f;
+    std::memcpy(&f, bytes + sizeof h + args_bytes, sizeof f);
+    if (f.total == 0 || f.total > max_message_bytes || f.offset > f.total || h.length > f.total - f.offset)
+        return drop_malformed(source, "fragment outside its message");
+    const uint64_t key = static_cast<uint64_t>(source) << 32 | f.message;
+    auto it = partial_.find(key);
+    if (it == partial_.end()) {
+        partial_message pm;
+        pm.header = h;
+        std::memcpy(pm.args.data(), args, args_bytes);
+        pm.data.resize(f.total);
+        it = partial_.emplace(key, std::move(pm)).first;
+    } else if (it->second.data.size() != f.total) {
+        return drop_malformed(source, "fragment disagrees with its message's size");
+    }
+    partial_message &pm = it->second;
+    std::memcpy(pm.data.data() + f.offset, bytes + head, h.length);
+    pm.received += h.length;
+    ++stats_.fragments_received;
+    if (pm.received < f.total) return;
+    partial_message whole = std::move(pm);
+    partial_.erase(it);
+    whole.header.length = 0;  // the reassembled size is whole.data.size()
+    on_message(source, *ctx, whole.header, whole.args.data(), whole.data.data(), whole.data.size());
+} catch (const std::exception &e) {
+    ++stats_.dropped_malformed;
+    log_message(log_level::error, std::string("dropped a message: ") + e.what());
+}
+
+void am_engine::on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
+                           const uint8_t *payload, size_t length) {
+    if (!(h.flags & wire::sequenced))
+        return dispatch(ctx, source, h.handler, args, h.nargs, payload, length);
+    auto &order = ctx.receive_order(source);
+    switch (order.classify(h.seq)) {
+    case reorder_buffer<stored_message>::verdict::deliver:
+        dispatch(ctx, source, h.handler, args, h.nargs, payload, length);
+        while (auto next = order.next())
+            dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(),
+                     next->payload.size());
+        return;
+    case reorder_buffer<stored_message>::verdict::early: {
+        stored_message m;
+        m.context = ctx.id();
+        m.handler = h.handler;
+        m.nargs = h.nargs;
+        std::memcpy(m.args.data(), args, h.nargs * sizeof(uint64_t));
+        m.payload.assign(payload, payload + length);
+        order.hold(h.seq, std::move(m));
+        ++stats_.reordered;
+        return;
+    }
+    case reorder_buffer<stored_message>::verdict::duplicate:
+        return drop_malformed(source, "duplicate sequence number");
+    }
+}
+
+void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
+                         const void *payload, size_t length) {
+    ++depth_;
+    if (handler >= CCS_AM_MAX_HANDLERS || !ctx.handler(handler).fn) {
+        ++stats_.unknown_handler;
+        ctx.report_error(CCS_ERR_UNKNOWN_HANDLER, source,
+                         "no handler registered under id " + std::to_string(handler));
+    } else {
+        const context::handler_slot slot = ctx.handler(handler);
+        const ccs_am_message_t m{ctx.handle(), source, handler, nargs, args, payload, length};
+        ++stats_.received;
+        slot.fn(&m, slot.arg);
+    }
+    --depth_;
+}
+
+int am_engine::deliver_self() {
+    // Only what is queued now: handlers may send to self again.
+    size_t count = self_queue_.size();
+    int events = 0;
+    while (count-- > 0) {
+        stored_message m = std::move(self_queue_.front());
+        self_queue_.pop_front();
+        ++events;
+        context *ctx = contexts_.by_id(m.context);
+        if (!ctx) {
+            ++stats_.dropped_destroyed_context;
+            continue;
+        }
+        dispatch(*ctx, rank_, m.handler, m.args.data(), m.nargs, m.payload.data(), m.payload.size());
+    }
+    return events;
+}
+
+}  // namespace ccs

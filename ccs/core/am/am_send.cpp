@@ -1,0 +1,197 @@
+// Send side of the AM engine: fast path straight into the transport, a FIFO
+// queue per peer when the transport pushes back, fragmentation of payloads
+// larger than the transport's packet.
+#include "am/am_engine.hpp"
+
+#include "util/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ccs {
+
+am_engine::am_engine(context_table &contexts, int rank, int size, size_t queue_limit)
+    : contexts_(contexts), rank_(rank), queue_limit_(queue_limit), peers_(static_cast<size_t>(size)) {}
+
+void am_engine::set_route(int peer, transport *route) {
+    peer_state &p = peers_[static_cast<size_t>(peer)];
+    p.route = route;
+    p.max_packet = route->attr().am_max_packet;
+    p.sequenced = !route->ordered();
+}
+
+ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const uint64_t *args,
+                             size_t nargs, const void *payload, size_t length,
+                             const ccs_completion_t *completion) {
+    const bool has_completion = completion && completion->callback;
+    const auto *bytes = static_cast<const uint8_t *>(payload);
+
+    if (target == rank_) {
+        // To self: delivered from the next ccs_progress, never inline, so a
+        // handler never runs inside ccs_am_send.
+        stored_message m;
+        m.context = ctx.id();
+        m.handler = handler;
+        m.nargs = static_cast<uint8_t>(nargs);
+        std::copy_n(args, nargs, m.args.begin());
+        m.payload.assign(bytes, bytes + length);
+        self_queue_.push_back(std::move(m));
+        ++stats_.sent;
+        if (has_completion) completions_.push_back({*completion, CCS_OK});
+        return CCS_OK;
+    }
+
+    peer_state &p = peers_[static_cast<size_t>(target)];
+    if (!p.route)
+        return fail(CCS_ERR_NO_TRANSPORT, "no transport reaches rank " + std::to_string(target));
+
+    outgoing o;
+    o.header.context = ctx.id();
+    o.header.handler = handler;
+    o.header.nargs = static_cast<uint8_t>(nargs);
+    std::copy_n(args, nargs, o.args.begin());
+    if (ctx.ordered() && p.sequenced) {
+        o.header.flags |= wire::sequenced;
+        o.header.seq = ctx.next_send_seq(target);
+    }
+    o.data = bytes;
+    o.total = length;
+    o.has_completion = has_completion;
+    if (has_completion) o.completion = *completion;
+    o.fragmented = sizeof(wire::header) + nargs * sizeof(uint64_t) + length > p.max_packet;
+    if (o.fragmented) {
+        o.header.flags |= wire::fragment;
+        o.message = p.next_message++;
+    }
+
+    if (p.queue.empty()) {
+        for (;;) {
+            const ccs_plugin_status_t st = send_packet(target, p, o);
+            if (st == CCS_PLUGIN_AGAIN) break;
+            if (st != CCS_PLUGIN_OK) {
+                ++stats_.send_errors;
+                if (!o.started)
+                    return fail(status_from_plugin(st), "sending to rank " + std::to_string(target) +
+                                                            " through plugin '" + p.route->name() +
+                                                            "': " + plugin_status_name(st));
+                finish(o, status_from_plugin(st));
+                return CCS_OK;
+            }
+            if (done(o)) {
+                ++stats_.sent;
+                finish(o, CCS_OK);
+                return CCS_OK;
+            }
+        }
+    }
+    // The transport has no room: queue. Without a completion the caller may
+    // reuse the buffer at once, so copy; a small message is copied anyway.
+    if (!has_completion || !o.fragmented) {
+        o.owned.assign(bytes, bytes + length);
+        o.data = o.owned.data();
+        stats_.queue_bytes += o.owned.size();
+        stats_.queue_bytes_peak = std::max(stats_.queue_bytes_peak, stats_.queue_bytes);
+    }
+    enqueue(target, p, std::move(o));
+    return CCS_OK;
+}
+
+ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &o) {
+    // header | args | [fragment header] assembled on the stack, payload by iov.
+    alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t) +
+                            sizeof(wire::fragment_header)];
+    const size_t args_bytes = o.header.nargs * sizeof(uint64_t);
+    wire::header h = o.header;
+    size_t head_bytes = sizeof h + args_bytes;
+    size_t chunk = o.total;
+    if (o.fragmented) {
+        chunk = std::min(o.total - o.offset, p.max_packet - head_bytes - sizeof(wire::fragment_header));
+        const wire::fragment_header f{o.message, 0, o.total, o.offset};
+        std::memcpy(head + head_bytes, &f, sizeof f);
+        head_bytes += sizeof f;
+    }
+    h.length = static_cast<uint32_t>(chunk);
+    std::memcpy(head, &h, sizeof h);
+    std::memcpy(head + sizeof h, o.args.data(), args_bytes);
+
+    ccs_plugin_iov_v1_t iov[2] = {{head, head_bytes}, {o.data + o.offset, chunk}};
+    const ccs_plugin_status_t st = p.route->send(target, iov, chunk ? 2 : 1);
+    if (st == CCS_PLUGIN_OK) {
+        o.offset += chunk;
+        o.started = true;
+        if (o.fragmented) ++stats_.fragments_sent;
+    }
+    return st;
+}
+
+void am_engine::finish(outgoing &o, ccs_status_t status) {
+    stats_.queue_bytes -= o.owned.size();
+    if (o.queued) {
+        if (context *ctx = contexts_.by_id(o.header.context)) --ctx->queued_sends;
+    }
+    if (o.has_completion) completions_.push_back({o.completion, status});
+}
+
+void am_engine::enqueue(int target, peer_state &p, outgoing &&o) {
+    o.queued = true;
+    if (context *ctx = contexts_.by_id(o.header.context)) ++ctx->queued_sends;
+    ++stats_.queued;
+    p.queue.push_back(std::move(o));
+    if (!p.backlogged) {
+        p.backlogged = true;
+        backlog_.push_back(target);
+    }
+}
+
+int am_engine::push_queue(int target) {
+    peer_state &p = peers_[static_cast<size_t>(target)];
+    int events = 0;
+    while (!p.queue.empty()) {
+        outgoing &o = p.queue.front();
+        const ccs_plugin_status_t st = send_packet(target, p, o);
+        if (st == CCS_PLUGIN_AGAIN) break;
+        ++events;
+        if (st != CCS_PLUGIN_OK) {
+            ++stats_.send_errors;
+            finish(o, status_from_plugin(st));
+            p.queue.pop_front();
+            continue;
+        }
+        if (done(o)) {
+            ++stats_.sent;
+            finish(o, CCS_OK);
+            p.queue.pop_front();
+        }
+    }
+    return events;
+}
+
+int am_engine::push_queues() {
+    if (backlog_.empty()) return 0;
+    int events = 0;
+    for (size_t i = 0; i < backlog_.size();) {
+        const int target = backlog_[i];
+        events += push_queue(target);
+        peer_state &p = peers_[static_cast<size_t>(target)];
+        if (p.queue.empty()) {
+            p.backlogged = false;
+            backlog_[i] = backlog_.back();
+            backlog_.pop_back();
+        } else {
+            ++i;
+        }
+    }
+    return events;
+}
+
+int am_engine::run_completions() {
+    if (completions_.empty()) return 0;
+    std::vector<pending_completion> batch;
+    batch.swap(completions_);  // callbacks may send and queue new completions
+    ++depth_;
+    for (const auto &c : batch) c.completion.callback(c.status, c.completion.arg);
+    --depth_;
+    return static_cast<int>(batch.size());
+}
+
+}  // namespace ccs

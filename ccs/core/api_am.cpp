@@ -1,0 +1,97 @@
+// C entry points: active messages, progress, barrier, statistics.
+#include "api_guard.hpp"
+
+using namespace ccs;
+
+namespace {
+constexpr uint64_t max_message_bytes = 1ull << 40;  // the receiver's bound too
+}
+
+extern "C" {
+
+ccs_status_t ccs_am_send(ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
+                         size_t nargs, const void *payload, size_t payload_size,
+                         const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_am_send");
+        if (!rt) return st;
+        context *ctx = rt->contexts().by_handle(handle);
+        if (!ctx)
+            return fail(CCS_ERR_INVALID_CONTEXT, "ccs_am_send: context " + std::to_string(handle.id) +
+                                                     " was never created or has been destroyed");
+        if (target < 0 || target >= rt->size())
+            return fail(CCS_ERR_INVALID_RANK, "ccs_am_send: target " + std::to_string(target) +
+                                                  " is outside [0, " + std::to_string(rt->size()) + ")");
+        if (handler_id >= CCS_AM_MAX_HANDLERS)
+            return fail(CCS_ERR_INVALID_HANDLER, "ccs_am_send: handler id " + std::to_string(handler_id) +
+                                                     " is not below " + std::to_string(CCS_AM_MAX_HANDLERS));
+        if (nargs > CCS_AM_MAX_ARGS)
+            return fail(CCS_ERR_TOO_MANY_ARGS, "ccs_am_send: " + std::to_string(nargs) + " arguments, at most " +
+                                                   std::to_string(CCS_AM_MAX_ARGS));
+        if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send: args is NULL but nargs > 0");
+        if (payload_size > 0 && !payload)
+            return fail(CCS_ERR_INVALID_ARG, "ccs_am_send: payload is NULL but payload_size > 0");
+        if (payload_size > max_message_bytes)
+            return fail(CCS_ERR_MESSAGE_TOO_LARGE, "ccs_am_send: payload of " + std::to_string(payload_size) +
+                                                       " bytes is larger than 2^40");
+        st = rt->am().send(*ctx, target, handler_id, args, nargs, payload, payload_size, completion);
+        if (st != CCS_OK) return st;
+        // Bound memory when a sender outruns its receivers (never inside a
+        // handler, where waiting could deadlock).
+        if (rt->am().over_queue_limit() && !rt->am().in_callback())
+            rt->progress_until([rt] { return !rt->am().over_queue_limit(); });
+        return CCS_OK;
+    });
+}
+
+ccs_status_t ccs_progress(void) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_progress");
+        if (!rt) return st;
+        if ((st = check_not_in_callback(*rt, "ccs_progress")) != CCS_OK) return st;
+        rt->progress();
+        return CCS_OK;
+    });
+}
+
+ccs_status_t ccs_barrier(void) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_barrier");
+        if (!rt) return st;
+        if ((st = check_not_in_callback(*rt, "ccs_barrier")) != CCS_OK) return st;
+        return rt->barrier();
+    });
+}
+
+ccs_status_t ccs_stats_get(const char *name, uint64_t *value) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_stats_get");
+        if (!rt) return st;
+        if (!name || !value) return fail(CCS_ERR_INVALID_ARG, "ccs_stats_get: name or value is NULL");
+        for (const auto &kv : rt->stats())
+            if (kv.first == name) {
+                *value = kv.second;
+                return CCS_OK;
+            }
+        return fail(CCS_ERR_NOT_FOUND, std::string("ccs_stats_get: no statistic named '") + name + "'");
+    });
+}
+
+ccs_status_t ccs_stats_print(FILE *out) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_stats_print");
+        if (!rt) return st;
+        if (!out) return fail(CCS_ERR_INVALID_ARG, "ccs_stats_print: out is NULL");
+        for (const auto &kv : rt->stats())
+            std::fprintf(out, "rank %d %-32s %llu\n", rt->rank(), kv.first.c_str(),
+                         static_cast<unsigned long long>(kv.second));
+        return CCS_OK;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,96 @@
+// C entry points: contexts and handler registration.
+#include "api_guard.hpp"
+
+using namespace ccs;
+
+namespace {
+
+context *lookup(runtime &rt, ccs_context_t handle, ccs_status_t &status, const char *call) {
+    context *ctx = rt.contexts().by_handle(handle);
+    if (!ctx)
+        status = fail(CCS_ERR_INVALID_CONTEXT, std::string(call) + ": context " + std::to_string(handle.id) +
+                                                   " was never created or has been destroyed");
+    return ctx;
+}
+
+}  // namespace
+
+extern "C" {
+
+ccs_status_t ccs_context_create(const ccs_context_params_t *params, ccs_context_t *context) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_context_create");
+        if (!rt) return st;
+        if (!context) return fail(CCS_ERR_INVALID_ARG, "ccs_context_create: context is NULL");
+        if ((st = check_not_in_callback(*rt, "ccs_context_create")) != CCS_OK) return st;
+        uint64_t flags = 0;
+        const char *name = nullptr;
+        if (params) {
+            if (params->struct_size < sizeof(ccs_context_params_t))
+                return fail(CCS_ERR_INVALID_ARG, "ccs_context_create: params->struct_size is too small");
+            if (params->flags & ~static_cast<uint64_t>(CCS_CONTEXT_UNORDERED))
+                return fail(CCS_ERR_INVALID_ARG, "ccs_context_create: unknown flags");
+            flags = params->flags;
+            name = params->name;
+        }
+        return rt->context_create(flags, name, *context);
+    });
+}
+
+ccs_status_t ccs_context_destroy(ccs_context_t handle) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_context_destroy");
+        if (!rt) return st;
+        context *ctx = lookup(*rt, handle, st, "ccs_context_destroy");
+        if (!ctx) return st;
+        if ((st = check_not_in_callback(*rt, "ccs_context_destroy")) != CCS_OK) return st;
+        return rt->context_destroy(*ctx);
+    });
+}
+
+ccs_status_t ccs_context_set_error_handler(ccs_context_t handle, ccs_error_handler_fn handler, void *arg) {
+    ccs_status_t st = CCS_OK;
+    runtime *rt = running(st, "ccs_context_set_error_handler");
+    if (!rt) return st;
+    context *ctx = lookup(*rt, handle, st, "ccs_context_set_error_handler");
+    if (!ctx) return st;
+    ctx->set_error_handler(handler, arg);
+    return CCS_OK;
+}
+
+ccs_status_t ccs_am_handler_register(ccs_context_t handle, uint16_t handler_id, ccs_am_handler_fn handler,
+                                     void *arg) {
+    ccs_status_t st = CCS_OK;
+    runtime *rt = running(st, "ccs_am_handler_register");
+    if (!rt) return st;
+    context *ctx = lookup(*rt, handle, st, "ccs_am_handler_register");
+    if (!ctx) return st;
+    if (handler_id >= CCS_AM_MAX_HANDLERS)
+        return fail(CCS_ERR_INVALID_HANDLER, "ccs_am_handler_register: id " + std::to_string(handler_id) +
+                                                 " is not below CCS_AM_MAX_HANDLERS (" +
+                                                 std::to_string(CCS_AM_MAX_HANDLERS) + ")");
+    if (!handler) return fail(CCS_ERR_INVALID_ARG, "ccs_am_handler_register: handler is NULL");
+    auto &slot = ctx->handler(handler_id);
+    if (slot.fn)
+        return fail(CCS_ERR_HANDLER_IN_USE, "ccs_am_handler_register: id " + std::to_string(handler_id) +
+                                                " is already registered in context '" + ctx->name() + "'");
+    slot = {handler, arg};
+    return CCS_OK;
+}
+
+ccs_status_t ccs_am_handler_deregister(ccs_context_t handle, uint16_t handler_id) {
+    ccs_status_t st = CCS_OK;
+    runtime *rt = running(st, "ccs_am_handler_deregister");
+    if (!rt) return st;
+    context *ctx = lookup(*rt, handle, st, "ccs_am_handler_deregister");
+    if (!ctx) return st;
+    if (handler_id >= CCS_AM_MAX_HANDLERS || !ctx->handler(handler_id).fn)
+        return fail(CCS_ERR_UNKNOWN_HANDLER,
+                    "ccs_am_handler_deregister: no handler registered under id " + std::to_string(handler_id));
+    ctx->handler(handler_id) = {};
+    return CCS_OK;
+}
+
+}  // extern "C"

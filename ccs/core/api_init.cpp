@@ -1,0 +1,96 @@
+// C entry points: status names, init/finalize, rank and size.
+#include "api_guard.hpp"
+
+#include <array>
+
+using namespace ccs;
+
+namespace {
+
+struct status_text {
+    ccs_status_t status;
+    const char *text;
+};
+
+// One line per status; the test suite checks that every status has one.
+constexpr std::array<status_text, CCS_STATUS_COUNT_> status_texts{{
+    {CCS_OK, "CCS_OK: success"},
+    {CCS_ERR_INVALID_ARG, "CCS_ERR_INVALID_ARG: invalid argument (NULL pointer, bad size or flag)"},
+    {CCS_ERR_NOT_INITIALIZED, "CCS_ERR_NOT_INITIALIZED: CCS is not initialized, or was finalized"},
+    {CCS_ERR_FINALIZED, "CCS_ERR_FINALIZED: CCS was finalized and cannot be initialized again"},
+    {CCS_ERR_INVALID_RANK, "CCS_ERR_INVALID_RANK: rank is outside [0, size)"},
+    {CCS_ERR_INVALID_CONTEXT, "CCS_ERR_INVALID_CONTEXT: context was never created or was destroyed"},
+    {CCS_ERR_INVALID_HANDLER, "CCS_ERR_INVALID_HANDLER: handler id out of range"},
+    {CCS_ERR_UNKNOWN_HANDLER, "CCS_ERR_UNKNOWN_HANDLER: no handler registered under that id"},
+    {CCS_ERR_HANDLER_IN_USE, "CCS_ERR_HANDLER_IN_USE: a handler is already registered under that id"},
+    {CCS_ERR_TOO_MANY_ARGS, "CCS_ERR_TOO_MANY_ARGS: more arguments than CCS_AM_MAX_ARGS"},
+    {CCS_ERR_MESSAGE_TOO_LARGE, "CCS_ERR_MESSAGE_TOO_LARGE: message too large"},
+    {CCS_ERR_NO_MEMORY, "CCS_ERR_NO_MEMORY: out of memory"},
+    {CCS_ERR_IN_HANDLER, "CCS_ERR_IN_HANDLER: blocking call from inside a handler or callback"},
+    {CCS_ERR_PLUGIN_NOT_FOUND, "CCS_ERR_PLUGIN_NOT_FOUND: transport plugin not found"},
+    {CCS_ERR_PLUGIN_LOAD, "CCS_ERR_PLUGIN_LOAD: transport plugin could not be loaded"},
+    {CCS_ERR_PLUGIN_ABI, "CCS_ERR_PLUGIN_ABI: transport plugin has an unsupported ABI"},
+    {CCS_ERR_PLUGIN_INIT, "CCS_ERR_PLUGIN_INIT: transport plugin failed to initialize"},
+    {CCS_ERR_NO_TRANSPORT, "CCS_ERR_NO_TRANSPORT: no usable transport reaches a peer"},
+    {CCS_ERR_BOOTSTRAP, "CCS_ERR_BOOTSTRAP: bootstrap (launcher or PMI) failed"},
+    {CCS_ERR_TRANSPORT, "CCS_ERR_TRANSPORT: transport error"},
+    {CCS_ERR_PEER_FAILED, "CCS_ERR_PEER_FAILED: peer process failed or is unreachable"},
+    {CCS_ERR_UNSUPPORTED, "CCS_ERR_UNSUPPORTED: operation not supported"},
+    {CCS_ERR_CANCELED, "CCS_ERR_CANCELED: operation canceled"},
+    {CCS_ERR_TOO_MANY_CONTEXTS, "CCS_ERR_TOO_MANY_CONTEXTS: no context ids left"},
+    {CCS_ERR_NOT_FOUND, "CCS_ERR_NOT_FOUND: no such name"},
+    {CCS_ERR_INTERNAL, "CCS_ERR_INTERNAL: internal error"},
+}};
+
+}  // namespace
+
+extern "C" {
+
+const char *ccs_strerror(ccs_status_t status) {
+    for (const auto &s : status_texts)
+        if (s.status == status) return s.text;
+    return "unknown ccs_status_t value";
+}
+
+const char *ccs_last_error(void) { return last_error().c_str(); }
+
+ccs_status_t ccs_init(const ccs_init_params_t *params) {
+    return guarded([&]() -> ccs_status_t {
+        if (params) {
+            if (params->struct_size < sizeof(size_t) + sizeof(uint64_t))
+                return fail(CCS_ERR_INVALID_ARG, "ccs_init: params->struct_size is too small");
+            if (params->flags != 0) return fail(CCS_ERR_INVALID_ARG, "ccs_init: unknown flags");
+        }
+        return runtime::acquire();
+    });
+}
+
+ccs_status_t ccs_finalize(void) {
+    return guarded([&]() -> ccs_status_t { return runtime::release(); });
+}
+
+ccs_status_t ccs_initialized(int *flag) {
+    if (!flag) return fail(CCS_ERR_INVALID_ARG, "ccs_initialized: flag is NULL");
+    *flag = runtime::current() != nullptr;
+    return CCS_OK;
+}
+
+ccs_status_t ccs_rank(int *rank) {
+    ccs_status_t st = CCS_OK;
+    runtime *rt = running(st, "ccs_rank");
+    if (!rt) return st;
+    if (!rank) return fail(CCS_ERR_INVALID_ARG, "ccs_rank: rank is NULL");
+    *rank = rt->rank();
+    return CCS_OK;
+}
+
+ccs_status_t ccs_size(int *size) {
+    ccs_status_t st = CCS_OK;
+    runtime *rt = running(st, "ccs_size");
+    if (!rt) return st;
+    if (!size) return fail(CCS_ERR_INVALID_ARG, "ccs_size: size is NULL");
+    *size = rt->size();
+    return CCS_OK;
+}
+
+}  // extern "C"

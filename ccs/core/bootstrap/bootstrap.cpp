@@ -1,0 +1,46 @@
+#include "bootstrap/bootstrap.hpp"
+
+#include <cstdlib>
+
+#include <unistd.h>
+
+namespace ccs {
+
+const char *bootstrap_detect() {
+    if (std::getenv("CCS_BOOTSTRAP_SOCKET")) return "ccsrun";
+    if (std::getenv("PMIX_NAMESPACE") && std::getenv("PMIX_RANK")) return "pmix";
+    if (std::getenv("PMI_FD")) return "pmi1";
+    return "singleton";
+}
+
+std::unique_ptr<bootstrap> bootstrap_create(ccs_status_t &status) {
+    const std::string kind = bootstrap_detect();
+    if (kind == "ccsrun") return bootstrap_create_ccsrun(status);
+    if (kind == "pmix") return bootstrap_create_pmix(status);
+    if (kind == "pmi1") return bootstrap_create_pmi1(status);
+    return bootstrap_create_singleton(status);
+}
+
+namespace {
+class singleton_bootstrap final : public bootstrap {
+public:
+    singleton_bootstrap() {
+        rank_ = 0;
+        size_ = 1;
+        // Unique enough among concurrent singletons on one host.
+        job_id_ = "s" + std::to_string(::getpid());
+    }
+    const char *kind() const override { return "singleton"; }
+    ccs_status_t allgather(const blob &mine, std::vector<blob> &all) override {
+        all.assign(1, mine);
+        return CCS_OK;
+    }
+};
+}  // namespace
+
+std::unique_ptr<bootstrap> bootstrap_create_singleton(ccs_status_t &status) {
+    status = CCS_OK;
+    return std::make_unique<singleton_bootstrap>();
+}
+
+}  // namespace ccs

@@ -1,0 +1,50 @@
+#include "context.hpp"
+
+#include "util/error.hpp"
+#include "util/log.hpp"
+
+namespace ccs {
+
+context::context(uint16_t id, uint64_t flags, std::string name, int nprocs)
+    : id_(id),
+      ordered_((flags & CCS_CONTEXT_UNORDERED) == 0),
+      name_(std::move(name)),
+      send_seq_(static_cast<size_t>(nprocs), 0),
+      receive_order_(static_cast<size_t>(nprocs)) {}
+
+void context::report_error(ccs_status_t status, int peer, const std::string &detail) {
+    if (error_fn_) {
+        error_fn_(handle(), status, peer, detail.c_str(), error_arg_);
+        return;
+    }
+    log_message(log_level::warn, "context '" + name_ + "' (" + std::to_string(id_) +
+                                     "): message from rank " + std::to_string(peer) + ": " +
+                                     ccs_strerror(status) + ": " + detail);
+}
+
+ccs_status_t context_table::create(uint64_t flags, const char *name, int nprocs, context *&out) {
+    if (slots_.size() > max_contexts)
+        return fail(CCS_ERR_TOO_MANY_CONTEXTS,
+                    "all " + std::to_string(max_contexts) + " context ids have been used");
+    const auto id = static_cast<uint16_t>(slots_.size());
+    std::string label = name ? name : "";
+    if (label.empty()) label = id == internal_id ? "ccs-internal" : "context-" + std::to_string(id);
+    slots_.push_back(std::make_unique<context>(id, flags, std::move(label), nprocs));
+    out = slots_.back().get();
+    return CCS_OK;
+}
+
+context *context_table::by_handle(ccs_context_t handle) {
+    if (handle.id == internal_id || handle.id >= slots_.size()) return nullptr;
+    return slots_[handle.id].get();
+}
+
+context *context_table::by_id(uint16_t id) {
+    return id < slots_.size() ? slots_[id].get() : nullptr;
+}
+
+void context_table::destroy(uint16_t id) {
+    if (id < slots_.size()) slots_[id].reset();
+}
+
+}  // namespace ccs

@@ -1,0 +1,85 @@
+// Contexts: one per runtime. Each owns a handler table, its message streams
+// (sequence numbers and reorder buffers) and its error handler. Context ids
+// are the same in every process because creation is collective and ids are
+// never reused; handles are ids, so a stale handle is detected, not followed.
+#pragma once
+
+#include "am/reorder_buffer.hpp"
+
+#include <ccs/ccs.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ccs {
+
+// A message kept for later delivery (early in a reorder buffer, or to self).
+struct stored_message {
+    uint16_t context = 0;
+    uint16_t handler = 0;
+    uint8_t nargs = 0;
+    std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
+    std::vector<uint8_t> payload;
+};
+
+class context {
+public:
+    context(uint16_t id, uint64_t flags, std::string name, int nprocs);
+
+    uint16_t id() const { return id_; }
+    const std::string &name() const { return name_; }
+    bool ordered() const { return ordered_; }
+    ccs_context_t handle() const { return ccs_context_t{id_}; }
+
+    struct handler_slot {
+        ccs_am_handler_fn fn = nullptr;
+        void *arg = nullptr;
+    };
+    handler_slot &handler(uint16_t id) { return handlers_[id]; }
+
+    void set_error_handler(ccs_error_handler_fn fn, void *arg) {
+        error_fn_ = fn;
+        error_arg_ = arg;
+    }
+    // Tells the runtime (error handler) or the log that a message failed.
+    void report_error(ccs_status_t status, int peer, const std::string &detail);
+
+    uint32_t next_send_seq(int target) { return send_seq_[static_cast<size_t>(target)]++; }
+    reorder_buffer<stored_message> &receive_order(int source) {
+        return receive_order_[static_cast<size_t>(source)];
+    }
+
+    // Sends of this context still waiting in a peer queue.
+    size_t queued_sends = 0;
+
+private:
+    uint16_t id_;
+    bool ordered_;
+    std::string name_;
+    std::array<handler_slot, CCS_AM_MAX_HANDLERS> handlers_{};
+    ccs_error_handler_fn error_fn_ = nullptr;
+    void *error_arg_ = nullptr;
+    std::vector<uint32_t> send_seq_;
+    std::vector<reorder_buffer<stored_message>> receive_order_;
+};
+
+class context_table {
+public:
+    // Id 0 is the core's own context (barrier, ...); it has no public handle.
+    static constexpr uint16_t internal_id = 0;
+    static constexpr size_t max_contexts = 65535;
+
+    ccs_status_t create(uint64_t flags, const char *name, int nprocs, context *&out);
+    context *by_handle(ccs_context_t handle);   // null: never created or destroyed
+    context *by_id(uint16_t id);                 // null: unknown or destroyed
+    void destroy(uint16_t id);
+    // True for ids handed out so far, destroyed or not.
+    bool was_created(uint16_t id) const { return id < slots_.size(); }
+
+private:
+    std::vector<std::unique_ptr<context>> slots_;  // index = id, never reused
+};
+
+}  // namespace ccs

@@ -1,0 +1,30 @@
+// The plugin table as the core uses it: every operation is callable. Built
+// from whatever ABI version a plugin exports; operations the plugin's table
+// does not cover (older, smaller struct) or leaves NULL are typed stubs.
+#pragma once
+
+#include <ccs/plugin/ccs_plugin_v1.h>
+
+#include <string>
+
+namespace ccs {
+
+struct plugin_table {
+    std::string name;
+    uint32_t abi_version = 0;
+    decltype(ccs_plugin_v1_t::query) query = nullptr;
+    decltype(ccs_plugin_v1_t::init) init = nullptr;
+    decltype(ccs_plugin_v1_t::address) address = nullptr;
+    decltype(ccs_plugin_v1_t::connect) connect = nullptr;
+    decltype(ccs_plugin_v1_t::reachable) reachable = nullptr;
+    decltype(ccs_plugin_v1_t::wireup_complete) wireup_complete = nullptr;
+    decltype(ccs_plugin_v1_t::finalize) finalize = nullptr;
+    decltype(ccs_plugin_v1_t::am_send) am_send = nullptr;
+    decltype(ccs_plugin_v1_t::progress) progress = nullptr;
+};
+
+// Adapts a v1 table whose plugin declared `declared_size` bytes. Returns
+// false (with reason) when the table is too small to be a plugin at all.
+bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::string &reason);
+
+}  // namespace ccs

@@ -1,0 +1,165 @@
+#include "runtime.hpp"
+
+#include "util/error.hpp"
+#include "util/log.hpp"
+#include "util/params.hpp"
+
+namespace ccs {
+namespace {
+
+constexpr uint16_t barrier_handler_id = 0;
+
+enum class phase { never, running, finalized };
+phase g_phase = phase::never;
+int g_references = 0;
+runtime *g_runtime = nullptr;
+
+}  // namespace
+
+runtime *runtime::current() { return g_runtime; }
+bool runtime::finalized() { return g_phase == phase::finalized; }
+
+ccs_status_t runtime::acquire() {
+    if (g_phase == phase::finalized)
+        return fail(CCS_ERR_FINALIZED, "ccs_init after the last ccs_finalize: CCS cannot be restarted");
+    if (g_phase == phase::running) {
+        ++g_references;
+        return CCS_OK;
+    }
+    std::unique_ptr<runtime> rt(new runtime());
+    const ccs_status_t st = rt->start();
+    if (st != CCS_OK) {
+        rt->stop();
+        return st;
+    }
+    g_runtime = rt.release();
+    g_phase = phase::running;
+    g_references = 1;
+    return CCS_OK;
+}
+
+ccs_status_t runtime::release() {
+    if (g_phase != phase::running) return fail(CCS_ERR_NOT_INITIALIZED, "ccs_finalize without ccs_init");
+    if (g_runtime->am().in_callback())
+        return fail(CCS_ERR_IN_HANDLER, "ccs_finalize called from a handler or callback");
+    if (--g_references > 0) return CCS_OK;
+    runtime *rt = g_runtime;
+    // Hand every queued message to its transport, then make sure every
+    // process did the same before anyone tears its transports down.
+    rt->progress_until([rt] { return !rt->am().sends_pending(); });
+    const ccs_status_t st = rt->barrier();
+    rt->stop();
+    delete rt;
+    g_runtime = nullptr;
+    g_phase = phase::finalized;
+    return st;
+}
+
+ccs_status_t runtime::start() {
+    param_declare_core();
+    ccs_status_t st = CCS_OK;
+    boot_ = bootstrap_create(st);
+    if (st != CCS_OK) return st;
+    rank_ = boot_->rank();
+    size_ = boot_->size();
+    log_set_rank(rank_);
+
+    size_t queue_limit = 0;
+    const std::string limit = param_get("CCS_AM_QUEUE_LIMIT", "8M", "");
+    if (!parse_size(limit, queue_limit))
+        return fail(CCS_ERR_INVALID_ARG, "CCS_AM_QUEUE_LIMIT='" + limit + "' is not a size (e.g. 8M)");
+
+    context *internal = nullptr;
+    st = contexts_.create(0, "ccs-internal", size_, internal);
+    if (st != CCS_OK) return st;
+    internal->handler(barrier_handler_id) = {&runtime::barrier_handler, this};
+    am_ = std::make_unique<am_engine>(contexts_, rank_, size_, queue_limit);
+
+    st = wireup(*boot_, *am_, wired_);
+    if (st != CCS_OK) return st;
+    for (int peer = 0; peer < size_; ++peer)
+        if (wired_.route[static_cast<size_t>(peer)]) am_->set_route(peer, wired_.route[static_cast<size_t>(peer)]);
+    for (const auto &t : wired_.transports)
+        log_message(log_level::info, "transport " + t->name() + " (" + t->path() + ") connected");
+    return CCS_OK;
+}
+
+void runtime::stop() {
+    // Transports go first: their finalize may still deliver into the engine.
+    wired_.transports.clear();
+    am_.reset();
+    boot_.reset();
+}
+
+int runtime::poll() {
+    int events = am_->run_completions();
+    for (const auto &t : wired_.transports) events += t->progress();
+    events += am_->push_queues();
+    events += am_->deliver_self();
+    return events;
+}
+
+void runtime::progress() {
+    if (poll() > 0) backoff_.reset();
+    else backoff_.idle();
+}
+
+void runtime::barrier_handler(const ccs_am_message_t *message, void *arg) {
+    auto *self = static_cast<runtime *>(arg);
+    const uint64_t epoch = message->args[0], round = message->args[1];
+    if (round < self->barrier_arrived_[0].size()) ++self->barrier_arrived_[epoch & 1][round];
+}
+
+ccs_status_t runtime::barrier() {
+    const uint64_t epoch = barrier_epoch_++;
+    context &internal = *contexts_.by_id(context_table::internal_id);
+    auto &arrived = barrier_arrived_[epoch & 1];
+    for (uint64_t round = 0, distance = 1; distance < static_cast<uint64_t>(size_); ++round, distance <<= 1) {
+        const int to = static_cast<int>((static_cast<uint64_t>(rank_) + distance) % static_cast<uint64_t>(size_));
+        const uint64_t args[2] = {epoch, round};
+        const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 2, nullptr, 0, nullptr);
+        if (st != CCS_OK) return st;
+        progress_until([&] { return arrived[round] > 0; });
+        --arrived[round];
+    }
+    return CCS_OK;
+}
+
+ccs_status_t runtime::context_create(uint64_t flags, const char *name, ccs_context_t &out) {
+    context *ctx = nullptr;
+    const ccs_status_t st = contexts_.create(flags, name, size_, ctx);
+    if (st != CCS_OK) return st;
+    out = ctx->handle();
+    // Once any process returns, every process has the context: no message
+    // can arrive before its target exists.
+    return barrier();
+}
+
+ccs_status_t runtime::context_destroy(context &ctx) {
+    progress_until([&] { return ctx.queued_sends == 0; });
+    am_->run_completions();
+    contexts_.destroy(ctx.id());
+    return CCS_OK;
+}
+
+std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
+    const am_stats &s = am_->stats();
+    return {
+        {"am.sent", s.sent},
+        {"am.received", s.received},
+        {"am.fragments_sent", s.fragments_sent},
+        {"am.fragments_received", s.fragments_received},
+        {"am.queued", s.queued},
+        {"am.queue_bytes", s.queue_bytes},
+        {"am.queue_bytes_peak", s.queue_bytes_peak},
+        {"am.reordered", s.reordered},
+        {"am.unknown_handler", s.unknown_handler},
+        {"am.dropped_destroyed_context", s.dropped_destroyed_context},
+        {"am.dropped_malformed", s.dropped_malformed},
+        {"am.send_errors", s.send_errors},
+        {"transports", wired_.transports.size()},
+        {"nodes", wired_.num_nodes},
+    };
+}
+
+}  // namespace ccs

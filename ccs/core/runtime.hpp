@@ -1,0 +1,71 @@
+// The running library: bootstrap, transports, contexts, the AM engine and
+// progress. One instance per process, shared by every runtime that called
+// ccs_init (reference counted).
+#pragma once
+
+#include "am/am_engine.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "context.hpp"
+#include "util/backoff.hpp"
+#include "wireup.hpp"
+
+#include <ccs/ccs.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ccs {
+
+class runtime {
+public:
+    // ccs_init / ccs_finalize: reference counted.
+    static ccs_status_t acquire();
+    static ccs_status_t release();
+    // The running instance; null before ccs_init and after the last finalize.
+    static runtime *current();
+    static bool finalized();
+
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+    context_table &contexts() { return contexts_; }
+    am_engine &am() { return *am_; }
+
+    // One pass over everything that can make progress; backs off when idle.
+    void progress();
+    // Progress until done() holds.
+    template <typename Done>
+    void progress_until(Done done) {
+        while (!done()) progress();
+    }
+
+    ccs_status_t barrier();
+    ccs_status_t context_create(uint64_t flags, const char *name, ccs_context_t &out);
+    ccs_status_t context_destroy(context &ctx);
+
+    std::vector<std::pair<std::string, uint64_t>> stats() const;
+    const std::vector<std::unique_ptr<transport>> &transports() const { return wired_.transports; }
+
+private:
+    runtime() = default;
+    ccs_status_t start();
+    void stop();
+    int poll();
+    static void barrier_handler(const ccs_am_message_t *message, void *arg);
+
+    std::unique_ptr<bootstrap> boot_;
+    int rank_ = 0;
+    int size_ = 1;
+    context_table contexts_;
+    std::unique_ptr<am_engine> am_;
+    wireup_result wired_;
+    backoff backoff_;
+    // Dissemination barrier: arrivals per (epoch parity, round). A peer can
+    // be at most one barrier ahead, so two epochs suffice.
+    uint64_t barrier_epoch_ = 0;
+    std::array<std::array<uint32_t, 32>, 2> barrier_arrived_{};
+};
+
+}  // namespace ccs

@@ -1,0 +1,145 @@
+#include "transport.hpp"
+
+#include "util/log.hpp"
+#include "util/params.hpp"
+
+#include <cctype>
+
+namespace ccs {
+
+ccs_status_t status_from_plugin(ccs_plugin_status_t status) {
+    switch (status) {
+    case CCS_PLUGIN_OK: return CCS_OK;
+    case CCS_PLUGIN_ERR_NO_MEMORY: return CCS_ERR_NO_MEMORY;
+    case CCS_PLUGIN_ERR_INVALID: return CCS_ERR_INVALID_ARG;
+    case CCS_PLUGIN_ERR_UNSUPPORTED: return CCS_ERR_UNSUPPORTED;
+    case CCS_PLUGIN_ERR_PEER_FAILED: return CCS_ERR_PEER_FAILED;
+    default: return CCS_ERR_TRANSPORT;
+    }
+}
+
+const char *plugin_status_name(ccs_plugin_status_t status) {
+    switch (status) {
+    case CCS_PLUGIN_OK: return "ok";
+    case CCS_PLUGIN_AGAIN: return "try again";
+    case CCS_PLUGIN_ERR_NO_DEVICE: return "no device";
+    case CCS_PLUGIN_ERR_NO_MEMORY: return "out of memory";
+    case CCS_PLUGIN_ERR_INVALID: return "invalid argument";
+    case CCS_PLUGIN_ERR_UNSUPPORTED: return "operation not provided by the plugin";
+    case CCS_PLUGIN_ERR_PEER_FAILED: return "peer failed";
+    case CCS_PLUGIN_ERR_TRANSPORT: return "transport error";
+    case CCS_PLUGIN_ERR_SYSTEM: return "system call failed";
+    default: return "unknown plugin status";
+    }
+}
+
+transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::move(library)) {
+    services_.struct_size = sizeof services_;
+    services_.core = this;
+    services_.log = &transport::service_log;
+    services_.param_get = &transport::service_param_get;
+    services_.am_deliver = &transport::service_am_deliver;
+}
+
+transport::~transport() {
+    if (initialized_) table().finalize(state_);
+}
+
+std::string transport::describe(const char *what, ccs_plugin_status_t status) const {
+    return "plugin '" + name() + "' (" + path() + "): " + what + " failed: " +
+           plugin_status_name(status) + " (" + std::to_string(status) + ")";
+}
+
+ccs_status_t transport::query(std::string &reason) {
+    attr_ = ccs_plugin_attr_v1_t{};
+    attr_.struct_size = sizeof attr_;
+    const ccs_plugin_status_t st = table().query(&services_, &attr_);
+    attr_.description[sizeof attr_.description - 1] = '\0';
+    if (st != CCS_PLUGIN_OK) {
+        reason = describe("query", st);
+        return CCS_ERR_PLUGIN_INIT;
+    }
+    if (!(attr_.caps & CCS_PLUGIN_CAP_AM) || attr_.am_max_packet < 256 ||
+        (attr_.scope != CCS_PLUGIN_SCOPE_NODE && attr_.scope != CCS_PLUGIN_SCOPE_NETWORK)) {
+        reason = "plugin '" + name() + "' (" + path() +
+                 "): attributes unusable (needs AM capability, a scope, packets >= 256 bytes)";
+        return CCS_ERR_PLUGIN_INIT;
+    }
+    return CCS_OK;
+}
+
+ccs_status_t transport::init(const ccs_plugin_job_v1_t &job, packet_sink *sink, std::string &reason) {
+    sink_ = sink;
+    const ccs_plugin_status_t st = table().init(&services_, &job, &state_);
+    if (st != CCS_PLUGIN_OK) {
+        reason = describe("init", st);
+        return CCS_ERR_PLUGIN_INIT;
+    }
+    initialized_ = true;
+    return CCS_OK;
+}
+
+ccs_status_t transport::address(blob &out, std::string &reason) {
+    out.assign(4096, 0);
+    size_t length = out.size();
+    const ccs_plugin_status_t st = table().address(state_, out.data(), &length);
+    if (st != CCS_PLUGIN_OK || length > out.size()) {
+        reason = describe("address", st == CCS_PLUGIN_OK ? CCS_PLUGIN_ERR_INVALID : st);
+        return CCS_ERR_PLUGIN_INIT;
+    }
+    out.resize(length);
+    return CCS_OK;
+}
+
+ccs_status_t transport::connect(const std::vector<blob> &all, const std::vector<bool> &present,
+                                std::string &reason) {
+    std::vector<const void *> addresses(all.size(), nullptr);
+    std::vector<size_t> lengths(all.size(), 0);
+    for (size_t r = 0; r < all.size(); ++r) {
+        if (!present[r]) continue;
+        addresses[r] = all[r].data();
+        lengths[r] = all[r].size();
+    }
+    const ccs_plugin_status_t st = table().connect(state_, addresses.data(), lengths.data());
+    if (st != CCS_PLUGIN_OK) {
+        reason = describe("connect", st);
+        return CCS_ERR_PLUGIN_INIT;
+    }
+    return CCS_OK;
+}
+
+ccs_status_t transport::wireup_complete(std::string &reason) {
+    const ccs_plugin_status_t st = table().wireup_complete(state_);
+    if (st != CCS_PLUGIN_OK) {
+        reason = describe("wireup_complete", st);
+        return CCS_ERR_PLUGIN_INIT;
+    }
+    return CCS_OK;
+}
+
+void transport::service_log(void *core, int32_t level, const char *message) {
+    const auto *self = static_cast<const transport *>(core);
+    const int clamped = level < 1 ? 1 : (level > 4 ? 4 : level);
+    log_message(static_cast<log_level>(clamped), self->name() + ": " + (message ? message : ""));
+}
+
+const char *transport::service_param_get(void *core, const char *name, const char *default_value,
+                                         const char *description) {
+    auto *self = static_cast<transport *>(core);
+    std::string var = "CCS_";
+    for (char c : self->name()) var.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    var += "_";
+    var += name ? name : "";
+    const std::string value =
+        param_get(var, default_value ? default_value : "", description ? description : "");
+    auto &slot = self->param_values_[var];
+    if (slot != value) slot = value;  // keep earlier pointers valid when unchanged
+    return slot.c_str();
+}
+
+void transport::service_am_deliver(void *core, int32_t source, const void *packet, size_t length) {
+    auto *self = static_cast<transport *>(core);
+    if (self->sink_) self->sink_->deliver(source, packet, length);
+}
+
+}  // namespace ccs

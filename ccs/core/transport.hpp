@@ -1,0 +1,75 @@
+// One plugin as used by this process: the loaded library, its attributes,
+// its state after init, and the services the core hands it.
+#pragma once
+
+#include "bootstrap/bootstrap.hpp"
+#include "plugin/plugin_loader.hpp"
+
+#include <ccs/plugin/ccs_plugin_v1.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ccs {
+
+// Receives the packets a transport delivers (the AM engine).
+class packet_sink {
+public:
+    virtual void deliver(int source, const void *packet, size_t length) = 0;
+
+protected:
+    ~packet_sink() = default;
+};
+
+ccs_status_t status_from_plugin(ccs_plugin_status_t status);
+const char *plugin_status_name(ccs_plugin_status_t status);
+
+class transport {
+public:
+    explicit transport(std::unique_ptr<loaded_plugin> library);
+    ~transport();
+    transport(const transport &) = delete;
+    transport &operator=(const transport &) = delete;
+
+    const std::string &name() const { return library_->file().name; }
+    const std::string &path() const { return library_->file().path; }
+    const ccs_plugin_attr_v1_t &attr() const { return attr_; }
+    bool ordered() const { return (attr_.caps & CCS_PLUGIN_CAP_AM_ORDERED) != 0; }
+    bool node_scope() const { return attr_.scope == CCS_PLUGIN_SCOPE_NODE; }
+
+    // Each returns a status and, on failure, a reason naming the plugin.
+    ccs_status_t query(std::string &reason);
+    ccs_status_t init(const ccs_plugin_job_v1_t &job, packet_sink *sink, std::string &reason);
+    ccs_status_t address(blob &out, std::string &reason);
+    // all[r] is rank r's address, present[r] false where rank r has none.
+    ccs_status_t connect(const std::vector<blob> &all, const std::vector<bool> &present,
+                         std::string &reason);
+    bool reachable(int peer) { return table().reachable(state_, peer) != 0; }
+    ccs_status_t wireup_complete(std::string &reason);
+
+    ccs_plugin_status_t send(int peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
+        return table().am_send(state_, peer, iov, count);
+    }
+    int progress() { return table().progress(state_); }
+
+private:
+    const plugin_table &table() const { return library_->table(); }
+    std::string describe(const char *what, ccs_plugin_status_t status) const;
+
+    static void service_log(void *core, int32_t level, const char *message);
+    static const char *service_param_get(void *core, const char *name, const char *default_value,
+                                         const char *description);
+    static void service_am_deliver(void *core, int32_t source, const void *packet, size_t length);
+
+    std::unique_ptr<loaded_plugin> library_;
+    ccs_plugin_services_v1_t services_{};
+    ccs_plugin_attr_v1_t attr_{};
+    void *state_ = nullptr;
+    bool initialized_ = false;
+    packet_sink *sink_ = nullptr;
+    std::map<std::string, std::string> param_values_;  // keeps returned strings alive
+};
+
+}  // namespace ccs

@@ -1,0 +1,73 @@
+#include "util/params.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace ccs {
+namespace {
+
+std::mutex g_mutex;  // plugins may be queried from ccs_info at any time
+
+std::map<std::string, param_info> &registry() {
+    static std::map<std::string, param_info> r;
+    return r;
+}
+
+void remember(const std::string &name, const std::string &default_value,
+              const std::string &description) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto &r = registry();
+    if (r.find(name) == r.end()) r[name] = {name, default_value, description};
+}
+
+}  // namespace
+
+std::string param_get(const std::string &name, const std::string &default_value,
+                      const std::string &description) {
+    remember(name, default_value, description);
+    const char *v = std::getenv(name.c_str());
+    return v ? std::string(v) : default_value;
+}
+
+bool parse_size(const std::string &text, size_t &value) {
+    if (text.empty()) return false;
+    errno = 0;
+    char *end = nullptr;
+    const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+    if (errno != 0 || end == text.c_str() || text[0] == '-') return false;
+    unsigned long long mult = 1;
+    const std::string suffix(end);
+    if (suffix.empty()) mult = 1;
+    else if (suffix == "k" || suffix == "K") mult = 1ull << 10;
+    else if (suffix == "m" || suffix == "M") mult = 1ull << 20;
+    else if (suffix == "g" || suffix == "G") mult = 1ull << 30;
+    else return false;
+    if (n > ~0ull / mult) return false;
+    value = static_cast<size_t>(n * mult);
+    return true;
+}
+
+std::vector<param_info> param_list() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::vector<param_info> out;
+    for (const auto &kv : registry()) out.push_back(kv.second);
+    return out;
+}
+
+void param_declare_core() {
+    remember("CCS_TRANSPORT", "",
+             "ordered plugin list (shm,ucx); ^name excludes; unset: automatic");
+    remember("CCS_PLUGIN_PATH", "", "directories searched for plugins first (':'-separated)");
+    remember("CCS_LOG_LEVEL", "warn", "error, warn, info or debug");
+    remember("CCS_AM_QUEUE_LIMIT", "8M",
+             "bytes of copied AM data waiting for the transport before ccs_am_send makes progress itself");
+    remember("CCS_NODE_ID", "", "overrides the node identity (hostname + boot id) used to group processes");
+    remember("CCS_RANK", "", "set by ccsrun: this process's rank");
+    remember("CCS_SIZE", "", "set by ccsrun: number of processes");
+    remember("CCS_JOB_ID", "", "set by ccsrun: job identifier");
+    remember("CCS_BOOTSTRAP_SOCKET", "", "set by ccsrun: its rendezvous socket");
+}
+
+}  // namespace ccs

@@ -1,0 +1,29 @@
+// Environment parameters. Every variable CCS reads goes through param_get so
+// that ccs_info can list each one with its meaning and current value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ccs {
+
+struct param_info {
+    std::string name;
+    std::string default_value;
+    std::string description;
+};
+
+// Value of environment variable `name`, or `default_value` when unset.
+std::string param_get(const std::string &name, const std::string &default_value,
+                      const std::string &description);
+
+// Parses a size such as 4096, 64k, 8M, 1G. Returns false on junk.
+bool parse_size(const std::string &text, size_t &value);
+
+// Every parameter read so far (or declared by param_declare_core).
+std::vector<param_info> param_list();
+
+// Makes the core's own parameters known before they are first read.
+void param_declare_core();
+
+}  // namespace ccs

@@ -1,0 +1,30 @@
+// Job wire-up at ccs_init: choose and load plugins, exchange node identities
+// and plugin addresses through the bootstrap, connect, and pick one transport
+// per peer. Every phase ends in an allgather that carries each process's
+// status, so a failure anywhere makes every process fail the same way with
+// the same message instead of leaving some waiting forever.
+#pragma once
+
+#include "bootstrap/bootstrap.hpp"
+#include "transport.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ccs {
+
+struct wireup_result {
+    std::vector<std::unique_ptr<transport>> transports;  // connected, polled
+    std::vector<transport *> route;                      // per peer; null for self
+    std::vector<uint32_t> node_of_rank;
+    uint32_t num_nodes = 0;
+};
+
+ccs_status_t wireup(bootstrap &boot, packet_sink &sink, wireup_result &out);
+
+// The identity that groups processes into nodes: CCS_NODE_ID if set, else
+// the host name and the kernel's boot id.
+std::string node_identity();
+
+}  // namespace ccs

@@ -1,0 +1,208 @@
+/*
+ * CCS - common communication subsystem. Public C API.
+ *
+ * Plain C99. Every call returns a ccs_status_t; ccs_strerror() names it and
+ * ccs_last_error() gives the detail of the last failure on this thread
+ * (which plugin, which path, which rank, why).
+ *
+ * Threading: in this release calls must be serialized by the caller (one
+ * thread at a time). Handlers and completion callbacks run only inside
+ * ccs_progress() and inside the blocking calls that make progress
+ * (ccs_barrier, ccs_context_create/destroy, ccs_finalize, and ccs_am_send
+ * when its send queue is full).
+ */
+#ifndef CCS_CCS_H
+#define CCS_CCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CCS_API __attribute__((visibility("default")))
+#else
+#define CCS_API
+#endif
+
+#define CCS_VERSION_MAJOR 0
+#define CCS_VERSION_MINOR 1
+#define CCS_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ status */
+
+typedef enum ccs_status {
+    CCS_OK = 0,
+    CCS_ERR_INVALID_ARG = 1,      /* NULL pointer, bad flag, bad size       */
+    CCS_ERR_NOT_INITIALIZED = 2,  /* before ccs_init or after ccs_finalize  */
+    CCS_ERR_FINALIZED = 3,        /* ccs_init after the last ccs_finalize   */
+    CCS_ERR_INVALID_RANK = 4,     /* rank outside [0, size)                 */
+    CCS_ERR_INVALID_CONTEXT = 5,  /* never created, or already destroyed    */
+    CCS_ERR_INVALID_HANDLER = 6,  /* handler id out of range                */
+    CCS_ERR_UNKNOWN_HANDLER = 7,  /* no handler registered under that id    */
+    CCS_ERR_HANDLER_IN_USE = 8,   /* id already registered in this context  */
+    CCS_ERR_TOO_MANY_ARGS = 9,    /* more than CCS_AM_MAX_ARGS words        */
+    CCS_ERR_MESSAGE_TOO_LARGE = 10,
+    CCS_ERR_NO_MEMORY = 11,
+    CCS_ERR_IN_HANDLER = 12,      /* blocking call from inside a handler    */
+    CCS_ERR_PLUGIN_NOT_FOUND = 13,
+    CCS_ERR_PLUGIN_LOAD = 14,     /* dlopen failed or symbol missing        */
+    CCS_ERR_PLUGIN_ABI = 15,      /* unsupported ABI version or table size  */
+    CCS_ERR_PLUGIN_INIT = 16,     /* plugin found no device or failed init  */
+    CCS_ERR_NO_TRANSPORT = 17,    /* no usable plugin reaches a peer        */
+    CCS_ERR_BOOTSTRAP = 18,       /* launcher / PMI exchange failed         */
+    CCS_ERR_TRANSPORT = 19,       /* a transport reported an error          */
+    CCS_ERR_PEER_FAILED = 20,     /* the peer process died or is unreachable*/
+    CCS_ERR_UNSUPPORTED = 21,
+    CCS_ERR_CANCELED = 22,
+    CCS_ERR_TOO_MANY_CONTEXTS = 23,
+    CCS_ERR_NOT_FOUND = 24,       /* unknown statistic or name              */
+    CCS_ERR_INTERNAL = 25,
+    CCS_STATUS_COUNT_ = 26        /* not a status: one past the last        */
+} ccs_status_t;
+
+/* Name and meaning of a status ("CCS_ERR_INVALID_RANK: rank is outside ...").
+ * Never NULL, also for values that are not a status. */
+CCS_API const char *ccs_strerror(ccs_status_t status);
+
+/* Detail of the last failed call on this thread (empty string if none). */
+CCS_API const char *ccs_last_error(void);
+
+/* ------------------------------------------------------- init / finalize */
+
+typedef struct ccs_init_params {
+    size_t struct_size; /* sizeof(ccs_init_params_t); lets the struct grow */
+    uint64_t flags;     /* reserved, must be 0                              */
+} ccs_init_params_t;
+
+/* Reference counted: several runtimes in one process may each call
+ * ccs_init/ccs_finalize; the first init connects the job, the last finalize
+ * (collective over all processes) disconnects it. params may be NULL. */
+CCS_API ccs_status_t ccs_init(const ccs_init_params_t *params);
+CCS_API ccs_status_t ccs_finalize(void);
+CCS_API ccs_status_t ccs_initialized(int *flag);
+
+CCS_API ccs_status_t ccs_rank(int *rank);
+CCS_API ccs_status_t ccs_size(int *size);
+
+/* ---------------------------------------------------------------- contexts */
+
+/* A context isolates one runtime: its own handler table, its own message
+ * streams, its own teardown. Handles are values; a destroyed or stale handle
+ * is detected (CCS_ERR_INVALID_CONTEXT), never dereferenced. */
+typedef struct ccs_context {
+    uint64_t id;
+} ccs_context_t;
+
+#ifdef __cplusplus
+#define CCS_CONTEXT_NULL (ccs_context_t{0})
+#else
+#define CCS_CONTEXT_NULL ((ccs_context_t){0})
+#endif
+
+enum ccs_context_flags {
+    /* Active messages of this context may be delivered in any order. */
+    CCS_CONTEXT_UNORDERED = 1u << 0
+};
+
+typedef struct ccs_context_params {
+    size_t struct_size; /* sizeof(ccs_context_params_t)            */
+    uint64_t flags;     /* ccs_context_flags                        */
+    const char *name;   /* for messages and statistics; may be NULL */
+} ccs_context_params_t;
+
+/* Collective over all processes, called in the same order everywhere
+ * (like MPI_Comm_dup): when it returns on any process the context exists on
+ * every process, so messages to it are never early. params may be NULL. */
+CCS_API ccs_status_t ccs_context_create(const ccs_context_params_t *params,
+                                        ccs_context_t *context);
+
+/* Local. Sends of this context still queued are handed to the transport
+ * first (their callbacks run); messages that arrive for it afterwards are
+ * dropped and counted (statistic am.dropped_destroyed_context). Other
+ * contexts are not touched. */
+CCS_API ccs_status_t ccs_context_destroy(ccs_context_t context);
+
+/* Called at the target when a message cannot be delivered (unknown handler,
+ * ...). The target keeps running. Without one, the problem is logged. */
+typedef void (*ccs_error_handler_fn)(ccs_context_t context, ccs_status_t status,
+                                     int peer, const char *detail, void *arg);
+CCS_API ccs_status_t ccs_context_set_error_handler(ccs_context_t context,
+                                                   ccs_error_handler_fn handler,
+                                                   void *arg);
+
+/* -------------------------------------------------------------- completion */
+
+typedef void (*ccs_completion_fn)(ccs_status_t status, void *arg);
+
+/* Where a call takes a completion, NULL means "nothing to tell me": the
+ * call then copies what it must so buffers are reusable on return. */
+typedef struct ccs_completion {
+    ccs_completion_fn callback;
+    void *arg;
+} ccs_completion_t;
+
+/* --------------------------------------------------------- active messages */
+
+#define CCS_AM_MAX_ARGS 8
+#define CCS_AM_MAX_HANDLERS 1024 /* handler ids are 0 .. 1023 */
+
+typedef struct ccs_am_message {
+    ccs_context_t context;
+    int source;            /* sender's rank                               */
+    uint16_t handler;      /* id the message was sent to                  */
+    size_t nargs;
+    const uint64_t *args;  /* nargs words                                 */
+    const void *payload;   /* valid only during the handler: copy out     */
+    size_t payload_size;
+} ccs_am_message_t;
+
+typedef void (*ccs_am_handler_fn)(const ccs_am_message_t *message, void *arg);
+
+CCS_API ccs_status_t ccs_am_handler_register(ccs_context_t context,
+                                             uint16_t handler_id,
+                                             ccs_am_handler_fn handler,
+                                             void *arg);
+CCS_API ccs_status_t ccs_am_handler_deregister(ccs_context_t context,
+                                               uint16_t handler_id);
+
+/* Send an active message. args: nargs (<= CCS_AM_MAX_ARGS) words, copied.
+ * payload: payload_size bytes. With a completion the payload must stay
+ * untouched until its callback runs (large payloads are then sent from it
+ * without a copy); without one it is copied and reusable on return.
+ * Never blocks inside a handler. Outside handlers, when the bytes waiting
+ * for the transport pass CCS_AM_QUEUE_LIMIT, it makes progress (handlers
+ * and callbacks may run) until they fall below it. */
+CCS_API ccs_status_t ccs_am_send(ccs_context_t context, int target,
+                                 uint16_t handler_id, const uint64_t *args,
+                                 size_t nargs, const void *payload,
+                                 size_t payload_size,
+                                 const ccs_completion_t *completion);
+
+/* ---------------------------------------------------------------- progress */
+
+/* Runs handlers and completion callbacks that are ready. Never blocks. When
+ * called in a loop with nothing to do it backs off and yields the CPU, so
+ * more processes than cores still make progress. */
+CCS_API ccs_status_t ccs_progress(void);
+
+/* Blocking barrier over all processes (dissemination, O(log N) rounds). */
+CCS_API ccs_status_t ccs_barrier(void);
+
+/* ------------------------------------------------------ introspection */
+
+/* Named 64-bit counters ("am.sent", "am.queue_bytes_peak", ...). */
+CCS_API ccs_status_t ccs_stats_get(const char *name, uint64_t *value);
+CCS_API ccs_status_t ccs_stats_print(FILE *out);
+
+/* What ccs_info prints: version, plugins found and why each is or is not
+ * usable, environment variables read. Works without ccs_init. */
+CCS_API ccs_status_t ccs_info_print(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CCS_CCS_H */

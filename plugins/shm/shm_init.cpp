@@ -1,0 +1,82 @@
+// The shm plugin's exported table and its life cycle entry points.
+#include "shm_state.hpp"
+
+#include <cstdio>
+#include <new>
+
+#include <unistd.h>
+
+namespace {
+
+using ccs::shm::state;
+
+state *self(void *p) { return static_cast<state *>(p); }
+
+ccs_plugin_status_t shm_query(const ccs_plugin_services_v1_t *services, ccs_plugin_attr_v1_t *attr) {
+    ccs::shm::config cfg;
+    std::string reason;
+    if (!ccs::shm::read_config(*services, cfg, reason)) {
+        services->log(services->core, CCS_PLUGIN_LOG_ERROR, reason.c_str());
+        return CCS_PLUGIN_ERR_INVALID;
+    }
+    if (::access("/dev/shm", W_OK) != 0) {
+        services->log(services->core, CCS_PLUGIN_LOG_INFO, "/dev/shm is not writable");
+        return CCS_PLUGIN_ERR_NO_DEVICE;
+    }
+    attr->caps = CCS_PLUGIN_CAP_AM | (cfg.shuffle ? 0 : CCS_PLUGIN_CAP_AM_ORDERED);
+    attr->scope = CCS_PLUGIN_SCOPE_NODE;
+    attr->priority = 100;
+    attr->am_max_packet = cfg.max_packet;
+    std::snprintf(attr->description, sizeof attr->description,
+                  "POSIX shared memory, lock-free SPSC rings of %zu KiB per process pair%s",
+                  cfg.ring_capacity >> 10, cfg.shuffle ? " (TEST_SHUFFLE: unordered)" : "");
+    return CCS_PLUGIN_OK;
+}
+
+ccs_plugin_status_t shm_init(const ccs_plugin_services_v1_t *services, const ccs_plugin_job_v1_t *job,
+                             void **out) {
+    ccs::shm::config cfg;
+    std::string reason;
+    if (!ccs::shm::read_config(*services, cfg, reason)) {
+        services->log(services->core, CCS_PLUGIN_LOG_ERROR, reason.c_str());
+        return CCS_PLUGIN_ERR_INVALID;
+    }
+    auto *s = new (std::nothrow) state(*services, *job, cfg);
+    if (!s) return CCS_PLUGIN_ERR_NO_MEMORY;
+    const ccs_plugin_status_t st = s->init();
+    if (st != CCS_PLUGIN_OK) {
+        delete s;
+        return st;
+    }
+    *out = s;
+    return CCS_PLUGIN_OK;
+}
+
+ccs_plugin_status_t shm_address(void *p, void *buffer, size_t *length) { return self(p)->address(buffer, length); }
+ccs_plugin_status_t shm_connect(void *p, const void *const *addresses, const size_t *lengths) {
+    return self(p)->connect(addresses, lengths);
+}
+int32_t shm_reachable(void *p, int32_t peer) { return self(p)->reachable(peer) ? 1 : 0; }
+ccs_plugin_status_t shm_wireup_complete(void *p) { return self(p)->wireup_complete(); }
+void shm_finalize(void *p) { delete self(p); }
+ccs_plugin_status_t shm_am_send(void *p, int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
+    return self(p)->send(peer, iov, count);
+}
+int32_t shm_progress(void *p) { return self(p)->progress(); }
+
+}  // namespace
+
+extern "C" CCS_PLUGIN_EXPORT const ccs_plugin_v1_t ccs_plugin_v1 = {
+    .struct_size = sizeof(ccs_plugin_v1_t),
+    .abi_version = CCS_PLUGIN_ABI_VERSION_1,
+    .name = "shm",
+    .query = shm_query,
+    .init = shm_init,
+    .address = shm_address,
+    .connect = shm_connect,
+    .reachable = shm_reachable,
+    .wireup_complete = shm_wireup_complete,
+    .finalize = shm_finalize,
+    .am_send = shm_am_send,
+    .progress = shm_progress,
+};

@@ -1,0 +1,64 @@
+// State of the shm plugin in one process: who is on this node, the shared
+// segment, and one producer and one consumer ring end per local peer.
+#pragma once
+
+#include "shm_ring.hpp"
+#include "shm_segment.hpp"
+
+#include <ccs/plugin/ccs_plugin_v1.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ccs::shm {
+
+struct config {
+    size_t ring_capacity = 256 * 1024;
+    size_t max_packet = 32 * 1024;
+    // Test mode: declare the transport unordered and deliver each polled
+    // batch in shuffled order, so the core's reorder path runs on real
+    // processes.
+    bool shuffle = false;
+};
+
+// Reads CCS_SHM_* through the core's parameter service; false + reason on
+// a bad value.
+bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::string &reason);
+
+class state {
+public:
+    state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg);
+
+    void log(int32_t level, const std::string &message) const;
+
+    ccs_plugin_status_t init();
+    ccs_plugin_status_t address(void *buffer, size_t *length) const;
+    ccs_plugin_status_t connect(const void *const *addresses, const size_t *lengths);
+    bool reachable(int32_t peer) const;
+    ccs_plugin_status_t wireup_complete();
+    ccs_plugin_status_t send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
+    int32_t progress();
+
+private:
+    int32_t poll_shuffled(uint32_t from);
+
+    ccs_plugin_services_v1_t services_;
+    config cfg_;
+    int32_t rank_;
+    std::string job_id_;
+    std::vector<int32_t> local_ranks_;   // world ranks on this node, ascending
+    std::vector<int32_t> local_index_;   // world rank -> local index or -1
+    uint32_t me_ = 0;                    // my local index
+    bool leader_ = false;                // lowest rank on the node: creates
+    std::string segment_name_;
+    segment segment_;
+    std::vector<bool> present_;          // local peer index -> connected
+    std::vector<ring_producer> to_;      // indexed by local peer
+    std::vector<ring_consumer> from_;
+    uint32_t poll_start_ = 0;            // rotates for fairness
+    std::vector<std::vector<uint8_t>> shuffle_batch_;
+    std::minstd_rand shuffle_rng_{12345};
+};
+
+}  // namespace ccs::shm
