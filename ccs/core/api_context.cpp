@@ -1,6 +1,8 @@
 // C entry points: contexts and handler registration.
 #include "api_guard.hpp"
 
+#include <cstddef>
+
 using namespace ccs;
 
 namespace {
@@ -22,19 +24,35 @@ ccs_status_t ccs_context_create(const ccs_context_params_t *params, ccs_context_
         ccs_status_t st = CCS_OK;
         runtime *rt = running(st, "ccs_context_create");
         if (!rt) return st;
-        if (!context) return fail(CCS_ERR_INVALID_ARG, "ccs_context_create: context is NULL");
         if ((st = check_not_in_callback(*rt, "ccs_context_create")) != CCS_OK) return st;
+        // Bad arguments still join the collective (see runtime::context_create).
+        ccs_status_t local = CCS_OK;
         uint64_t flags = 0;
         const char *name = nullptr;
-        if (params) {
-            if (params->struct_size < sizeof(ccs_context_params_t))
-                return fail(CCS_ERR_INVALID_ARG, "ccs_context_create: params->struct_size is too small");
-            if (params->flags & ~static_cast<uint64_t>(CCS_CONTEXT_UNORDERED))
-                return fail(CCS_ERR_INVALID_ARG, "ccs_context_create: unknown flags");
-            flags = params->flags;
-            name = params->name;
+        const ccs_am_handler_entry_t *handlers = nullptr;
+        size_t num_handlers = 0;
+        if (!context) {
+            local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: context is NULL");
+        } else if (params) {
+            if (params->struct_size < offsetof(ccs_context_params_t, handlers))
+                local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: params->struct_size is too small");
+            else if (params->flags & ~static_cast<uint64_t>(CCS_CONTEXT_UNORDERED))
+                local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: unknown flags");
+            else {
+                flags = params->flags;
+                name = params->name;
+                if (params->struct_size >= sizeof(ccs_context_params_t)) {
+                    handlers = params->handlers;
+                    num_handlers = params->num_handlers;
+                    if (num_handlers > 0 && !handlers)
+                        local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: handlers is NULL but num_handlers > 0");
+                }
+            }
         }
-        return rt->context_create(flags, name, *context);
+        ccs_context_t created{0};
+        st = rt->context_create(local, flags, name, handlers, num_handlers, created);
+        if (st == CCS_OK) *context = created;
+        return st;
     });
 }
 

@@ -39,7 +39,10 @@ ccs_status_t runtime::acquire() {
 }
 
 ccs_status_t runtime::release() {
-    if (g_phase != phase::running) return fail(CCS_ERR_NOT_INITIALIZED, "ccs_finalize without ccs_init");
+    if (g_phase != phase::running)
+        return fail(CCS_ERR_NOT_INITIALIZED, std::string("ccs_finalize: CCS is not initialized") +
+                                                 (g_phase == phase::finalized ? " (ccs_finalize was called)"
+                                                                              : " (call ccs_init first)"));
     if (g_runtime->am().in_callback())
         return fail(CCS_ERR_IN_HANDLER, "ccs_finalize called from a handler or callback");
     if (--g_references > 0) return CCS_OK;
@@ -107,32 +110,62 @@ void runtime::progress() {
 void runtime::barrier_handler(const ccs_am_message_t *message, void *arg) {
     auto *self = static_cast<runtime *>(arg);
     const uint64_t epoch = message->args[0], round = message->args[1];
-    if (round < self->barrier_arrived_[0].size()) ++self->barrier_arrived_[epoch & 1][round];
+    if (round >= self->barrier_arrived_[0].size()) return;
+    ++self->barrier_arrived_[epoch & 1][round];
+    self->barrier_flags_[epoch & 1][round] |= message->args[2];
 }
 
-ccs_status_t runtime::barrier() {
+ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
     const uint64_t epoch = barrier_epoch_++;
     context &internal = *contexts_.by_id(context_table::internal_id);
     auto &arrived = barrier_arrived_[epoch & 1];
+    auto &seen = barrier_flags_[epoch & 1];
     for (uint64_t round = 0, distance = 1; distance < static_cast<uint64_t>(size_); ++round, distance <<= 1) {
         const int to = static_cast<int>((static_cast<uint64_t>(rank_) + distance) % static_cast<uint64_t>(size_));
-        const uint64_t args[2] = {epoch, round};
-        const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 2, nullptr, 0, nullptr);
+        const uint64_t args[3] = {epoch, round, flags};
+        const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 3, nullptr, 0, nullptr);
         if (st != CCS_OK) return st;
         progress_until([&] { return arrived[round] > 0; });
         --arrived[round];
+        flags |= seen[round];
+        seen[round] = 0;
     }
+    if (all_flags) *all_flags = flags;
     return CCS_OK;
 }
 
-ccs_status_t runtime::context_create(uint64_t flags, const char *name, ccs_context_t &out) {
+ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const char *name,
+                                     const ccs_am_handler_entry_t *handlers, size_t num_handlers,
+                                     ccs_context_t &out) {
+    // Every process consumes the id, failed or not, so ids stay in step.
     context *ctx = nullptr;
-    const ccs_status_t st = contexts_.create(flags, name, size_, ctx);
+    const ccs_status_t created = contexts_.create(flags, name, size_, ctx);
+    if (local == CCS_OK) local = created;
+    for (size_t i = 0; local == CCS_OK && i < num_handlers; ++i) {
+        const ccs_am_handler_entry_t &h = handlers[i];
+        if (h.id >= CCS_AM_MAX_HANDLERS)
+            local = fail(CCS_ERR_INVALID_HANDLER, "ccs_context_create: handlers[" + std::to_string(i) + "].id " +
+                                                      std::to_string(h.id) + " is out of range");
+        else if (!h.handler)
+            local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: handlers[" + std::to_string(i) + "].handler is NULL");
+        else if (ctx->handler(h.id).fn)
+            local = fail(CCS_ERR_HANDLER_IN_USE,
+                         "ccs_context_create: handler id " + std::to_string(h.id) + " appears twice");
+        else
+            ctx->handler(h.id) = {h.handler, h.arg};
+    }
+    // Once any process returns, every process has the context and its
+    // handlers: no message can arrive before its target exists.
+    uint64_t any_failed = 0;
+    const ccs_status_t st = barrier(local != CCS_OK ? 1 : 0, &any_failed);
     if (st != CCS_OK) return st;
+    if (any_failed) {
+        if (ctx) contexts_.destroy(ctx->id());
+        if (local != CCS_OK) return local;
+        return fail(CCS_ERR_INVALID_ARG, "ccs_context_create failed on another process; no context was created");
+    }
     out = ctx->handle();
-    // Once any process returns, every process has the context: no message
-    // can arrive before its target exists.
-    return barrier();
+    return CCS_OK;
 }
 
 ccs_status_t runtime::context_destroy(context &ctx) {

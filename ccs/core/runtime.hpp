@@ -41,8 +41,14 @@ public:
         while (!done()) progress();
     }
 
-    ccs_status_t barrier();
-    ccs_status_t context_create(uint64_t flags, const char *name, ccs_context_t &out);
+    // Dissemination barrier; also ORs `flags` over all processes into
+    // *all_flags (rounds that see a flag twice do no harm to an OR).
+    ccs_status_t barrier(uint64_t flags = 0, uint64_t *all_flags = nullptr);
+    // Collective. `local` is this process's verdict on the arguments: every
+    // process takes part even when its own arguments are bad, so a mistake
+    // on one process fails the call everywhere instead of hanging the rest.
+    ccs_status_t context_create(ccs_status_t local, uint64_t flags, const char *name,
+                                const ccs_am_handler_entry_t *handlers, size_t num_handlers, ccs_context_t &out);
     ccs_status_t context_destroy(context &ctx);
 
     std::vector<std::pair<std::string, uint64_t>> stats() const;
@@ -66,6 +72,7 @@ private:
     // be at most one barrier ahead, so two epochs suffice.
     uint64_t barrier_epoch_ = 0;
     std::array<std::array<uint32_t, 32>, 2> barrier_arrived_{};
+    std::array<std::array<uint64_t, 32>, 2> barrier_flags_{};
 };
 
 }  // namespace ccs

@@ -14,6 +14,8 @@ class reorder_buffer {
 public:
     enum class verdict { deliver, early, duplicate };
 
+    explicit reorder_buffer(uint32_t first = 0) : expected_(first) {}
+
     // Classifies message `seq`. `deliver`: it is the next one; the caller
     // delivers it, then drains with next(). `early`: the caller keeps a copy
     // with hold(). `duplicate`: already delivered or already held.
@@ -43,7 +45,7 @@ public:
     uint32_t expected() const { return expected_; }
 
 private:
-    uint32_t expected_ = 0;
+    uint32_t expected_;
     std::map<uint32_t, Message> held_;
 };
 

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <set>
 
+#include <climits>
+#include <cstdlib>
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -26,7 +29,10 @@ std::string library_dir() {
     Dl_info info{};
     if (dladdr(&library_anchor, &info) == 0 || !info.dli_fname)
         return "";
-    std::string path = info.dli_fname;
+    // Canonical, so messages and ccs_info show /prefix/lib/ccs rather than
+    // the loader's /prefix/bin/../lib/ccs.
+    char resolved[PATH_MAX];
+    std::string path = ::realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
     const size_t slash = path.rfind('/');
     return slash == std::string::npos ? "." : path.substr(0, slash);
 }

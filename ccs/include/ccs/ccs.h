@@ -108,15 +108,32 @@ enum ccs_context_flags {
     CCS_CONTEXT_UNORDERED = 1u << 0
 };
 
+typedef struct ccs_am_message ccs_am_message_t;
+typedef void (*ccs_am_handler_fn)(const ccs_am_message_t *message, void *arg);
+
+typedef struct ccs_am_handler_entry {
+    uint16_t id;
+    ccs_am_handler_fn handler;
+    void *arg;
+} ccs_am_handler_entry_t;
+
 typedef struct ccs_context_params {
-    size_t struct_size; /* sizeof(ccs_context_params_t)            */
-    uint64_t flags;     /* ccs_context_flags                        */
-    const char *name;   /* for messages and statistics; may be NULL */
+    size_t struct_size;   /* sizeof(ccs_context_params_t)                   */
+    uint64_t flags;       /* ccs_context_flags                               */
+    const char *name;     /* for messages and statistics; may be NULL        */
+    /* Handlers registered before the creation barrier, so no peer can send
+     * to this context before they exist. May be NULL. */
+    const ccs_am_handler_entry_t *handlers;
+    size_t num_handlers;
 } ccs_context_params_t;
 
 /* Collective over all processes, called in the same order everywhere
  * (like MPI_Comm_dup): when it returns on any process the context exists on
- * every process, so messages to it are never early. params may be NULL. */
+ * every process. Handlers given in params are in place everywhere by then;
+ * handlers registered later need a ccs_barrier before peers use them. If
+ * the arguments are bad on any process, every process gets an error
+ * (CCS_ERR_INVALID_ARG where another process failed) and no context.
+ * params may be NULL. */
 CCS_API ccs_status_t ccs_context_create(const ccs_context_params_t *params,
                                         ccs_context_t *context);
 
@@ -150,7 +167,7 @@ typedef struct ccs_completion {
 #define CCS_AM_MAX_ARGS 8
 #define CCS_AM_MAX_HANDLERS 1024 /* handler ids are 0 .. 1023 */
 
-typedef struct ccs_am_message {
+struct ccs_am_message {
     ccs_context_t context;
     int source;            /* sender's rank                               */
     uint16_t handler;      /* id the message was sent to                  */
@@ -158,9 +175,7 @@ typedef struct ccs_am_message {
     const uint64_t *args;  /* nargs words                                 */
     const void *payload;   /* valid only during the handler: copy out     */
     size_t payload_size;
-} ccs_am_message_t;
-
-typedef void (*ccs_am_handler_fn)(const ccs_am_message_t *message, void *arg);
+};
 
 CCS_API ccs_status_t ccs_am_handler_register(ccs_context_t context,
                                              uint16_t handler_id,

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace ccs {
 
@@ -53,11 +54,21 @@ public:
 
 using am_message = ccs_am_message_t;
 
-// A context that owns its handlers. Creation is collective.
+using handler = std::function<void(const am_message &)>;
+
+// A context that owns its handlers. Creation is collective; handlers given
+// here exist everywhere before any process returns from the constructor.
 class context {
 public:
-    explicit context(const char *name = nullptr, uint64_t flags = 0) {
-        const ccs_context_params_t params{sizeof(ccs_context_params_t), flags, name};
+    explicit context(const char *name = nullptr, std::initializer_list<std::pair<uint16_t, handler>> handlers = {},
+                     uint64_t flags = 0) {
+        std::vector<ccs_am_handler_entry_t> entries;
+        for (const auto &h : handlers) {
+            auto owned = std::make_unique<handler>(h.second);
+            entries.push_back({h.first, &context::trampoline, owned.get()});
+            handlers_[h.first] = std::move(owned);
+        }
+        const ccs_context_params_t params{sizeof(ccs_context_params_t), flags, name, entries.data(), entries.size()};
         check(ccs_context_create(&params, &handle_));
     }
     ~context() {
@@ -68,8 +79,9 @@ public:
 
     ccs_context_t handle() const { return handle_; }
 
-    void on(uint16_t id, std::function<void(const am_message &)> fn) {
-        auto owned = std::make_unique<std::function<void(const am_message &)>>(std::move(fn));
+    // Registers later; peers may use it only after a barrier.
+    void on(uint16_t id, handler fn) {
+        auto owned = std::make_unique<handler>(std::move(fn));
         check(ccs_am_handler_register(handle_, id, &context::trampoline, owned.get()));
         handlers_[id] = std::move(owned);
     }
@@ -86,10 +98,10 @@ public:
 
 private:
     static void trampoline(const ccs_am_message_t *m, void *arg) {
-        (*static_cast<std::function<void(const am_message &)> *>(arg))(*m);
+        (*static_cast<handler *>(arg))(*m);
     }
     ccs_context_t handle_{0};
-    std::unordered_map<uint16_t, std::unique_ptr<std::function<void(const am_message &)>>> handlers_;
+    std::unordered_map<uint16_t, std::unique_ptr<handler>> handlers_;
 };
 
 }  // namespace ccs

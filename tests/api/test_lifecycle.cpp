@@ -1,0 +1,63 @@
+// Calls before ccs_init and after ccs_finalize return the documented error;
+// ccs_init after the last finalize is refused. One process (singleton).
+#include <ccs/ccs.h>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+void expect_every_call_refused(ccs_status_t want) {
+    int v = 0;
+    uint64_t u = 0;
+    ccs_context_t c{0};
+    EXPECT_EQ(ccs_rank(&v), want);
+    EXPECT_EQ(ccs_size(&v), want);
+    EXPECT_EQ(ccs_context_create(nullptr, &c), want);
+    EXPECT_EQ(ccs_context_destroy(ccs_context_t{1}), want);
+    EXPECT_EQ(ccs_context_set_error_handler(ccs_context_t{1}, nullptr, nullptr), want);
+    EXPECT_EQ(ccs_am_handler_register(ccs_context_t{1}, 1, nullptr, nullptr), want);
+    EXPECT_EQ(ccs_am_handler_deregister(ccs_context_t{1}, 1), want);
+    EXPECT_EQ(ccs_am_send(ccs_context_t{1}, 0, 1, nullptr, 0, nullptr, 0, nullptr), want);
+    EXPECT_EQ(ccs_progress(), want);
+    EXPECT_EQ(ccs_barrier(), want);
+    EXPECT_EQ(ccs_stats_get("am.sent", &u), want);
+    EXPECT_EQ(ccs_stats_print(stdout), want);
+    EXPECT_EQ(ccs_finalize(), want);
+    EXPECT_EQ(ccs_initialized(&v), CCS_OK);
+    EXPECT_EQ(v, 0);
+}
+
+}  // namespace
+
+TEST(Lifecycle, BeforeInitDuringAndAfterFinalize) {
+    expect_every_call_refused(CCS_ERR_NOT_INITIALIZED);
+    EXPECT_NE(std::string(ccs_last_error()).find("call ccs_init first"), std::string::npos);
+    // ccs_info works without init.
+    FILE *null = std::fopen("/dev/null", "w");
+    EXPECT_EQ(ccs_info_print(null), CCS_OK);
+    std::fclose(null);
+
+    ASSERT_EQ(ccs_init(nullptr), CCS_OK) << ccs_last_error();
+    ASSERT_EQ(ccs_init(nullptr), CCS_OK);  // a second runtime in the process
+    int rank = -1, size = -1;
+    EXPECT_EQ(ccs_rank(&rank), CCS_OK);
+    EXPECT_EQ(ccs_size(&size), CCS_OK);
+    EXPECT_EQ(rank, 0);
+    EXPECT_EQ(size, 1);
+    int got = 0;
+    const ccs_am_handler_entry_t h[1] = {{3, [](const ccs_am_message_t *, void *a) { ++*static_cast<int *>(a); }, &got}};
+    const ccs_context_params_t params{sizeof(ccs_context_params_t), 0, "solo", h, 1};
+    ccs_context_t ctx{0};
+    ASSERT_EQ(ccs_context_create(&params, &ctx), CCS_OK);
+    ASSERT_EQ(ccs_am_send(ctx, 0, 3, nullptr, 0, "hi", 2, nullptr), CCS_OK);
+    EXPECT_EQ(got, 0) << "a handler ran inside ccs_am_send";
+    for (int i = 0; i < 100 && got == 0; ++i) ccs_progress();
+    EXPECT_EQ(got, 1);
+    EXPECT_EQ(ccs_finalize(), CCS_OK);  // first runtime leaves; still running
+    EXPECT_EQ(ccs_am_send(ctx, 0, 3, nullptr, 0, nullptr, 0, nullptr), CCS_OK);
+    EXPECT_EQ(ccs_finalize(), CCS_OK);  // last one: now finalized
+
+    expect_every_call_refused(CCS_ERR_NOT_INITIALIZED);
+    EXPECT_NE(std::string(ccs_last_error()).find("ccs_finalize was called"), std::string::npos);
+    EXPECT_EQ(ccs_init(nullptr), CCS_ERR_FINALIZED);
+}

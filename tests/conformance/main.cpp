@@ -1,0 +1,40 @@
+// The conformance suite runs inside one CCS job: ccsrun (or mpirun) starts
+// it with N processes and CCS_TRANSPORT names the plugin under test.
+#include "harness.hpp"
+
+#include <cstdio>
+
+namespace {
+// Ranks other than 0 report only failures, so the log stays readable.
+class failures_only final : public testing::EmptyTestEventListener {
+    void OnTestPartResult(const testing::TestPartResult &r) override {
+        if (!r.failed()) return;
+        std::fprintf(stderr, "rank %d: %s:%d: Failure\n%s\n", conformance::rank(), r.file_name() ? r.file_name() : "?",
+                     r.line_number(), r.summary());
+    }
+    void OnTestEnd(const testing::TestInfo &t) override {
+        if (t.result()->Failed())
+            std::fprintf(stderr, "rank %d: [  FAILED  ] %s.%s\n", conformance::rank(), t.test_suite_name(), t.name());
+    }
+};
+}  // namespace
+
+int main(int argc, char **argv) {
+    testing::InitGoogleTest(&argc, argv);
+    const ccs_status_t st = ccs_init(nullptr);
+    if (st != CCS_OK) {
+        std::fprintf(stderr, "ccs_init: %s: %s\n", ccs_strerror(st), ccs_last_error());
+        return 1;
+    }
+    // Only rank 0 prints the progress listing; failures print everywhere.
+    if (conformance::rank() != 0) {
+        auto &listeners = testing::UnitTest::GetInstance()->listeners();
+        delete listeners.Release(listeners.default_result_printer());
+        listeners.Append(new failures_only);
+    }
+    const int result = RUN_ALL_TESTS();
+    if (result != 0) std::fprintf(stderr, "rank %d: conformance tests FAILED\n", conformance::rank());
+    const ccs_status_t fin = ccs_finalize();
+    if (fin != CCS_OK) std::fprintf(stderr, "ccs_finalize: %s\n", ccs_strerror(fin));
+    return result != 0 || fin != CCS_OK;
+}

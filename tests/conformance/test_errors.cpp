@@ -1,0 +1,233 @@
+// Bad input gets the documented error, and nothing else is damaged: after
+// each mistake the same context still carries messages correctly.
+#include "harness.hpp"
+
+#include <climits>
+#include <cstring>
+#include <map>
+#include <string>
+
+using namespace conformance;
+
+namespace {
+
+// Counts messages per check round (args[0]), so a check never counts a
+// message that belongs to an earlier step.
+struct echo_state {
+    int received = 0;
+    uint64_t round = 0;
+    std::map<uint64_t, int> per_round;
+};
+void on_echo(const ccs_am_message_t *m, void *arg) {
+    auto *s = static_cast<echo_state *>(arg);
+    ++s->received;
+    if (m->nargs >= 1) ++s->per_round[m->args[0]];
+}
+
+// One message to every rank, and they all arrive: the job still works.
+void expect_still_working(ccs_context_t ctx, echo_state &state) {
+    const uint64_t round = ++state.round;
+    for (int t = 0; t < size(); ++t) CCS_EXPECT_OK(ccs_am_send(ctx, t, 1, &round, 1, "x", 1, nullptr));
+    EXPECT_TRUE(progress_until([&] { return state.per_round[round] >= size(); }));
+    EXPECT_EQ(state.per_round[round], size());
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+bool detail_mentions(const char *text) { return std::strstr(ccs_last_error(), text) != nullptr; }
+
+}  // namespace
+
+TEST(BadInput, InvalidRank) {
+    echo_state state;
+    scoped_context ctx("bad-rank", {{1, on_echo, &state}});
+    for (int target : {size(), -1, INT_MAX, INT_MIN}) {
+        EXPECT_EQ(ccs_am_send(ctx, target, 1, nullptr, 0, nullptr, 0, nullptr), CCS_ERR_INVALID_RANK) << target;
+        EXPECT_TRUE(detail_mentions(std::to_string(target).c_str())) << ccs_last_error();
+    }
+    expect_still_working(ctx, state);
+}
+
+TEST(BadInput, HandlerIdOutOfRangeAndTooManyArguments) {
+    echo_state state;
+    scoped_context ctx("bad-handler", {{1, on_echo, &state}});
+    const uint64_t args[CCS_AM_MAX_ARGS + 1] = {1000, 2, 3, 4, 5, 6, 7, 8, 9};
+    EXPECT_EQ(ccs_am_send(ctx, 0, CCS_AM_MAX_HANDLERS, nullptr, 0, nullptr, 0, nullptr), CCS_ERR_INVALID_HANDLER);
+    EXPECT_EQ(ccs_am_send(ctx, 0, 1, args, CCS_AM_MAX_ARGS + 1, nullptr, 0, nullptr), CCS_ERR_TOO_MANY_ARGS);
+    EXPECT_EQ(ccs_am_handler_register(ctx, CCS_AM_MAX_HANDLERS, on_echo, nullptr), CCS_ERR_INVALID_HANDLER);
+    EXPECT_EQ(ccs_am_handler_register(ctx, 1, on_echo, nullptr), CCS_ERR_HANDLER_IN_USE);
+    EXPECT_EQ(ccs_am_handler_deregister(ctx, 99), CCS_ERR_UNKNOWN_HANDLER);
+    // Exactly the maximum is fine.
+    CCS_EXPECT_OK(ccs_am_send(ctx, rank(), 1, args, CCS_AM_MAX_ARGS, nullptr, 0, nullptr));
+    EXPECT_TRUE(progress_until([&] { return state.per_round[1000] >= 1; }));
+    expect_still_working(ctx, state);
+}
+
+TEST(BadInput, NullPointers) {
+    echo_state state;
+    scoped_context ctx("null-pointers", {{1, on_echo, &state}});
+    EXPECT_EQ(ccs_am_send(ctx, 0, 1, nullptr, 2, nullptr, 0, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_am_send(ctx, 0, 1, nullptr, 0, nullptr, 10, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_am_handler_register(ctx, 2, nullptr, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_rank(nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_size(nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_initialized(nullptr), CCS_ERR_INVALID_ARG);
+    uint64_t v = 0;
+    EXPECT_EQ(ccs_stats_get(nullptr, &v), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_stats_get("am.sent", nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_stats_get("no.such.statistic", &v), CCS_ERR_NOT_FOUND);
+    EXPECT_EQ(ccs_stats_print(nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_info_print(nullptr), CCS_ERR_INVALID_ARG);
+    // NULL out-pointer in a collective call: every process takes part, so
+    // the call fails cleanly (here on every process alike).
+    EXPECT_EQ(ccs_context_create(nullptr, nullptr), CCS_ERR_INVALID_ARG);
+    expect_still_working(ctx, state);
+}
+
+TEST(BadInput, CollectiveMistakeOnOneProcessFailsEverywhereWithoutHanging) {
+    echo_state state;
+    scoped_context ctx("collective-mistake", {{1, on_echo, &state}});
+    // Only rank 0 passes a bad handler table; all must fail, none may hang.
+    const ccs_am_handler_entry_t bad[1] = {{CCS_AM_MAX_HANDLERS, on_echo, nullptr}};
+    const ccs_context_params_t params{sizeof(ccs_context_params_t), 0, "lopsided", rank() == 0 ? bad : nullptr,
+                                      rank() == 0 ? 1u : 0u};
+    ccs_context_t out{0};
+    const ccs_status_t st = ccs_context_create(&params, &out);
+    if (rank() == 0) {
+        EXPECT_EQ(st, CCS_ERR_INVALID_HANDLER);
+    }
+    else EXPECT_EQ(st, size() > 1 ? CCS_ERR_INVALID_ARG : CCS_OK);
+    EXPECT_EQ(out.id, 0u);
+    expect_still_working(ctx, state);
+    // Context ids stayed in step: a new context works everywhere.
+    echo_state fresh_state;
+    scoped_context fresh("after-mistake", {{1, on_echo, &fresh_state}});
+    expect_still_working(fresh, fresh_state);
+}
+
+TEST(BadInput, DestroyedContextIsDetectedAndOthersUnaffected) {
+    echo_state kept_state;
+    scoped_context kept("kept", {{1, on_echo, &kept_state}});
+    ccs_context_t doomed{0};
+    CCS_ASSERT_OK(ccs_context_create(nullptr, &doomed));
+    CCS_ASSERT_OK(ccs_context_destroy(doomed));
+    EXPECT_EQ(ccs_am_send(doomed, 0, 1, nullptr, 0, nullptr, 0, nullptr), CCS_ERR_INVALID_CONTEXT);
+    EXPECT_EQ(ccs_am_handler_register(doomed, 1, on_echo, nullptr), CCS_ERR_INVALID_CONTEXT);
+    EXPECT_EQ(ccs_context_destroy(doomed), CCS_ERR_INVALID_CONTEXT);
+    EXPECT_EQ(ccs_context_set_error_handler(doomed, nullptr, nullptr), CCS_ERR_INVALID_CONTEXT);
+    EXPECT_EQ(ccs_am_send(CCS_CONTEXT_NULL, 0, 1, nullptr, 0, nullptr, 0, nullptr), CCS_ERR_INVALID_CONTEXT);
+    EXPECT_EQ(ccs_am_send(ccs_context_t{999999}, 0, 1, nullptr, 0, nullptr, 0, nullptr), CCS_ERR_INVALID_CONTEXT);
+    EXPECT_TRUE(detail_mentions("destroyed")) << ccs_last_error();
+    expect_still_working(kept, kept_state);
+}
+
+namespace {
+struct drop_state {
+    int received = 0;
+};
+void on_drop_test(const ccs_am_message_t *, void *arg) { ++static_cast<drop_state *>(arg)->received; }
+}  // namespace
+
+TEST(BadInput, MessagesForAContextDestroyedAtTheTargetAreDroppedAndCounted) {
+    if (size() < 2) GTEST_SKIP() << "needs two processes";
+    drop_state state;
+    ccs_context_t ctx{0};
+    const ccs_am_handler_entry_t h[1] = {{1, on_drop_test, &state}};
+    const ccs_context_params_t params{sizeof(ccs_context_params_t), 0, "dropping", h, 1};
+    CCS_ASSERT_OK(ccs_context_create(&params, &ctx));
+    const uint64_t dropped_before = stat("am.dropped_destroyed_context");
+    if (rank() == 1) CCS_EXPECT_OK(ccs_context_destroy(ctx));
+    CCS_EXPECT_OK(ccs_barrier());
+    if (rank() == 0) CCS_EXPECT_OK(ccs_am_send(ctx, 1, 1, nullptr, 0, nullptr, 0, nullptr));
+    if (rank() == 1) {
+        EXPECT_TRUE(progress_until([&] { return stat("am.dropped_destroyed_context") > dropped_before; }, 30));
+    }
+    CCS_EXPECT_OK(ccs_barrier());
+    EXPECT_EQ(state.received, 0);
+    if (rank() != 1) CCS_EXPECT_OK(ccs_context_destroy(ctx));
+}
+
+namespace {
+struct unknown_state {
+    int errors = 0;
+    ccs_status_t status = CCS_OK;
+    int peer = -1;
+    int received = 0;
+};
+void on_error(ccs_context_t, ccs_status_t st, int peer, const char *, void *arg) {
+    auto *s = static_cast<unknown_state *>(arg);
+    ++s->errors;
+    s->status = st;
+    s->peer = peer;
+}
+void on_known(const ccs_am_message_t *, void *arg) { ++static_cast<unknown_state *>(arg)->received; }
+}  // namespace
+
+TEST(BadInput, UnknownHandlerIsReportedAtTheTargetWhichKeepsRunning) {
+    unknown_state state;
+    scoped_context ctx("unknown-handler", {{1, on_known, &state}});
+    CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_error, &state));
+    CCS_ASSERT_OK(ccs_barrier());
+    const int target = (rank() + 1) % size();
+    const int source = (rank() + size() - 1) % size();
+    CCS_EXPECT_OK(ccs_am_send(ctx, target, 77, nullptr, 0, "lost", 4, nullptr));  // nobody registered 77
+    CCS_EXPECT_OK(ccs_am_send(ctx, target, 1, nullptr, 0, nullptr, 0, nullptr));
+    EXPECT_TRUE(progress_until([&] { return state.errors >= 1 && state.received >= 1; }));
+    EXPECT_EQ(state.errors, 1);
+    EXPECT_EQ(state.status, CCS_ERR_UNKNOWN_HANDLER);
+    EXPECT_EQ(state.peer, source);
+    EXPECT_EQ(state.received, 1);
+    EXPECT_GE(stat("am.unknown_handler"), 1u);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+namespace {
+struct in_handler_state {
+    ccs_status_t progress = CCS_OK, barrier = CCS_OK, create = CCS_OK, destroy = CCS_OK, finalize = CCS_OK;
+    ccs_status_t reply = CCS_ERR_INTERNAL;
+    int calls = 0;
+    int replies = 0;
+};
+void on_nested(const ccs_am_message_t *m, void *arg) {
+    auto *s = static_cast<in_handler_state *>(arg);
+    ++s->calls;
+    ccs_context_t c{0};
+    s->progress = ccs_progress();
+    s->barrier = ccs_barrier();
+    s->create = ccs_context_create(nullptr, &c);
+    s->destroy = ccs_context_destroy(m->context);
+    s->finalize = ccs_finalize();
+    s->reply = ccs_am_send(m->context, m->source, 2, nullptr, 0, nullptr, 0, nullptr);  // replies are fine
+}
+void on_reply(const ccs_am_message_t *, void *arg) { ++static_cast<in_handler_state *>(arg)->replies; }
+}  // namespace
+
+TEST(BadInput, BlockingCallsInsideAHandlerAreRefused) {
+    in_handler_state state;
+    scoped_context ctx("in-handler", {{1, on_nested, &state}, {2, on_reply, &state}});
+    CCS_EXPECT_OK(ccs_am_send(ctx, (rank() + 1) % size(), 1, nullptr, 0, nullptr, 0, nullptr));
+    EXPECT_TRUE(progress_until([&] { return state.calls >= 1 && state.replies >= 1; }));
+    EXPECT_EQ(state.progress, CCS_ERR_IN_HANDLER);
+    EXPECT_EQ(state.barrier, CCS_ERR_IN_HANDLER);
+    EXPECT_EQ(state.create, CCS_ERR_IN_HANDLER);
+    EXPECT_EQ(state.destroy, CCS_ERR_IN_HANDLER);
+    EXPECT_EQ(state.finalize, CCS_ERR_IN_HANDLER);
+    EXPECT_EQ(state.reply, CCS_OK);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(BadInput, InitParamsAndNestedInitFinalize) {
+    ccs_init_params_t p{0, 0};
+    EXPECT_EQ(ccs_init(&p), CCS_ERR_INVALID_ARG);
+    p = {sizeof p, 42};
+    EXPECT_EQ(ccs_init(&p), CCS_ERR_INVALID_ARG);
+    // A second runtime in the same process: init/finalize are counted.
+    p = {sizeof p, 0};
+    CCS_EXPECT_OK(ccs_init(&p));
+    CCS_EXPECT_OK(ccs_finalize());
+    int flag = 0;
+    CCS_EXPECT_OK(ccs_initialized(&flag));
+    EXPECT_EQ(flag, 1);
+    echo_state state;
+    scoped_context ctx("after-nested", {{1, on_echo, &state}});
+    expect_still_working(ctx, state);
+}

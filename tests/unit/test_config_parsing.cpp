@@ -1,0 +1,76 @@
+#include "plugin/transport_selection.hpp"
+#include "util/params.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "util/serialize.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace ccs;
+
+TEST(TransportSelection, OrderedListIsExplicit) {
+    transport_selection s;
+    std::string why;
+    ASSERT_TRUE(parse_transport_selection("shm,ucx", s, why));
+    EXPECT_FALSE(s.automatic);
+    EXPECT_EQ(s.include, (std::vector<std::string>{"shm", "ucx"}));
+}
+
+TEST(TransportSelection, ExclusionsOnlyStayAutomatic) {
+    transport_selection s;
+    std::string why;
+    ASSERT_TRUE(parse_transport_selection("^verbs,^ucx", s, why));
+    EXPECT_TRUE(s.automatic);
+    EXPECT_EQ(s.exclude.count("verbs"), 1u);
+    EXPECT_EQ(s.exclude.count("ucx"), 1u);
+    ASSERT_TRUE(parse_transport_selection("", s, why));
+    EXPECT_TRUE(s.automatic);
+}
+
+TEST(TransportSelection, ExcludedNameLeavesTheList) {
+    transport_selection s;
+    std::string why;
+    ASSERT_TRUE(parse_transport_selection("shm,ucx,^shm", s, why));
+    EXPECT_EQ(s.include, (std::vector<std::string>{"ucx"}));
+}
+
+TEST(TransportSelection, JunkIsRejectedWithTheEntryNamed) {
+    transport_selection s;
+    std::string why;
+    EXPECT_FALSE(parse_transport_selection("shm,,ucx", s, why));
+    EXPECT_NE(why.find("CCS_TRANSPORT"), std::string::npos);
+    EXPECT_FALSE(parse_transport_selection("../evil", s, why));
+    EXPECT_NE(why.find("../evil"), std::string::npos);
+    EXPECT_FALSE(parse_transport_selection("^", s, why));
+}
+
+TEST(Params, SizesWithSuffixes) {
+    size_t v = 0;
+    EXPECT_TRUE(parse_size("4096", v));
+    EXPECT_EQ(v, 4096u);
+    EXPECT_TRUE(parse_size("64k", v));
+    EXPECT_EQ(v, 65536u);
+    EXPECT_TRUE(parse_size("8M", v));
+    EXPECT_EQ(v, 8u << 20);
+    EXPECT_FALSE(parse_size("", v));
+    EXPECT_FALSE(parse_size("-1", v));
+    EXPECT_FALSE(parse_size("12q", v));
+    EXPECT_FALSE(parse_size("99999999999999999999", v));
+    EXPECT_FALSE(parse_size("99999999999G", v));
+}
+
+TEST(Serialize, RoundTripAndTruncationIsDetected) {
+    const blob b = blob_writer().u32(7).str("node-a").bytes({1, 2, 3}).take();
+    blob_reader r(b);
+    EXPECT_EQ(r.u32(), 7u);
+    EXPECT_EQ(r.str(), "node-a");
+    EXPECT_EQ(r.bytes(), (blob{1, 2, 3}));
+    EXPECT_TRUE(r.ok());
+    for (size_t cut = 0; cut < b.size(); ++cut) {
+        const blob shorter(b.begin(), b.begin() + static_cast<long>(cut));
+        blob_reader t(shorter);
+        t.u32();
+        t.str();
+        t.bytes();
+        EXPECT_FALSE(t.ok()) << "cut at " << cut;
+    }
+}

@@ -1,0 +1,67 @@
+// Tables grow append-only: a plugin built against an older, smaller table
+// gets typed stubs for what it does not have, and the core never reads past
+// the size the plugin declared.
+#include "plugin/plugin_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+
+using namespace ccs;
+
+namespace {
+ccs_plugin_status_t fake_query(const ccs_plugin_services_v1_t *, ccs_plugin_attr_v1_t *) { return CCS_PLUGIN_OK; }
+}  // namespace
+
+TEST(PluginTable, OpsBeyondTheDeclaredSizeBecomeStubs) {
+    // The declared size stops after `query`; every later slot is garbage
+    // that must never be called.
+    ccs_plugin_v1_t full{};
+    std::memset(&full, 0xFF, sizeof full);  // garbage in every op slot
+    full.struct_size = offsetof(ccs_plugin_v1_t, query) + sizeof full.query;
+    full.abi_version = CCS_PLUGIN_ABI_VERSION_1;
+    full.name = "short";
+    full.query = fake_query;
+    plugin_table t;
+    std::string why;
+    ASSERT_TRUE(plugin_table_from_v1(full, t, why)) << why;
+    EXPECT_EQ(t.query, &fake_query);
+    // Every later op is a working stub, not the garbage.
+    void *state = nullptr;
+    EXPECT_EQ(t.init(nullptr, nullptr, &state), CCS_PLUGIN_ERR_UNSUPPORTED);
+    EXPECT_EQ(t.am_send(nullptr, 0, nullptr, 0), CCS_PLUGIN_ERR_UNSUPPORTED);
+    EXPECT_EQ(t.progress(nullptr), 0);
+    EXPECT_EQ(t.reachable(nullptr, 1), 0);
+    size_t len = 99;
+    EXPECT_EQ(t.address(nullptr, nullptr, &len), CCS_PLUGIN_OK);
+    EXPECT_EQ(len, 0u);
+}
+
+TEST(PluginTable, NullOpsBecomeStubs) {
+    ccs_plugin_v1_t v{};
+    v.struct_size = sizeof v;
+    v.abi_version = CCS_PLUGIN_ABI_VERSION_1;
+    v.name = "nulls";
+    plugin_table t;
+    std::string why;
+    ASSERT_TRUE(plugin_table_from_v1(v, t, why));
+    EXPECT_EQ(t.query(nullptr, nullptr), CCS_PLUGIN_ERR_UNSUPPORTED);
+    EXPECT_EQ(t.wireup_complete(nullptr), CCS_PLUGIN_OK);
+}
+
+TEST(PluginTable, WrongVersionOrTinyTableIsRefusedWithReason) {
+    ccs_plugin_v1_t v{};
+    v.struct_size = sizeof v;
+    v.abi_version = 99;
+    v.name = "future";
+    plugin_table t;
+    std::string why;
+    EXPECT_FALSE(plugin_table_from_v1(v, t, why));
+    EXPECT_NE(why.find("ABI version 99"), std::string::npos) << why;
+    v.abi_version = CCS_PLUGIN_ABI_VERSION_1;
+    v.struct_size = 4;
+    EXPECT_FALSE(plugin_table_from_v1(v, t, why));
+    EXPECT_NE(why.find("smaller than the v1 header"), std::string::npos) << why;
+}
