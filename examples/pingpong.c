@@ -40,6 +40,8 @@ int main(int argc, char **argv) {
     const int iterations = argc > 1 ? atoi(argv[1]) : 100000;
     const size_t bytes = argc > 2 ? (size_t)atol(argv[2]) : 8;
     int rank, size, i;
+    ccs_am_handler_entry_t handlers[1];
+    ccs_context_params_t params;
     char *buf = calloc(bytes ? bytes : 1, 1);
 
     check(ccs_init(NULL), "ccs_init");
@@ -50,8 +52,17 @@ int main(int argc, char **argv) {
         ccs_finalize();
         return 2;
     }
-    check(ccs_context_create(NULL, &ctx), "ccs_context_create");
-    check(ccs_am_handler_register(ctx, PING, on_ping, NULL), "register");
+    /* Handlers given at creation exist on every process before any process
+     * returns from ccs_context_create, so the first ping cannot be early. */
+    handlers[0].id = PING;
+    handlers[0].handler = on_ping;
+    handlers[0].arg = NULL;
+    memset(&params, 0, sizeof params);
+    params.struct_size = sizeof params;
+    params.name = "pingpong";
+    params.handlers = handlers;
+    params.num_handlers = 1;
+    check(ccs_context_create(&params, &ctx), "ccs_context_create");
 
     const int warmup = iterations / 10 + 10;
     double start = 0;

@@ -40,7 +40,12 @@ TEST(Flood, SlowReceiverGetsEverythingAndSenderMemoryStaysBounded) {
         // than one message.
         EXPECT_LE(stat("am.queue_bytes_peak"), std::max<uint64_t>(peak_before, (8u << 20) + bytes));
         EXPECT_GT(stat("am.queued"), 0u) << "the receiver was not slow enough to push back";
+#if !defined(__SANITIZE_ADDRESS__)  // ASan's quarantine keeps freed memory resident
         EXPECT_LT(rss_after - std::min(rss_after, rss_before), size_t{48} << 20);
+#else
+        (void)rss_before;
+        (void)rss_after;
+#endif
     } else if (size() >= 2 && rank() == 1) {
         // A slow consumer: naps between polls.
         EXPECT_TRUE(progress_until([&] {

@@ -8,20 +8,25 @@ namespace {
 // A message between two cores arrives in well under a microsecond; 512 empty
 // polls are several microseconds, so a ping-pong never reaches the yield.
 constexpr uint32_t spin_polls = 512;
-// Past this many idle polls (each now with a sched_yield), nap briefly.
-constexpr uint32_t yield_polls = spin_polls + 4096;
+// Idle this long, a process naps on each idle poll. Long enough that a
+// transfer in progress (a peer copying megabytes) never triggers it.
+constexpr auto nap_after = std::chrono::milliseconds(5);
 constexpr long nap_ns = 20'000;
 }  // namespace
 
 void backoff::idle() {
-    if (idle_polls_ < yield_polls) ++idle_polls_;
-    if (idle_polls_ < spin_polls) return;
-    if (idle_polls_ < yield_polls) {
-        sched_yield();
+    if (idle_polls_ < spin_polls) {
+        if (++idle_polls_ == spin_polls) idle_since_ = std::chrono::steady_clock::now();
         return;
     }
-    const timespec ts{0, nap_ns};
-    nanosleep(&ts, nullptr);
+    ++idle_polls_;
+    // Read the clock only now and then: it costs about as much as a poll.
+    if ((idle_polls_ & 63) == 0 && std::chrono::steady_clock::now() - idle_since_ > nap_after) {
+        const timespec ts{0, nap_ns};
+        nanosleep(&ts, nullptr);
+        return;
+    }
+    sched_yield();
 }
 
 }  // namespace ccs

@@ -1,9 +1,11 @@
 // Idle back-off for polling loops. Spinning is fastest when every process has
 // a core; with more processes than cores a spinner steals the core from the
 // process it waits for. So: spin briefly, then yield on each idle poll, and
-// after a long idle stretch sleep a little so oversubscribed jobs still move.
+// only after a long idle stretch (measured in time, since a sched_yield costs
+// anything from 100 ns to a whole time slice) sleep a little on each poll.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 namespace ccs {
@@ -17,6 +19,7 @@ public:
 
 private:
     uint32_t idle_polls_ = 0;
+    std::chrono::steady_clock::time_point idle_since_;
 };
 
 }  // namespace ccs

@@ -1,0 +1,104 @@
+// CCS active-message benchmarks, Google Benchmark style, run as a 2-process
+// job:   ccsrun -n 2 build/bin/ccs_perf_am [--benchmark_filter=...]
+// Rank 0 drives the benchmarks; rank 1 answers from its handlers until
+// rank 0 says stop.
+//   am_latency/<bytes>:   ping-pong; counter one_way = half a round trip
+//   am_bandwidth/<bytes>: a window of messages, then one acknowledgement;
+//                         bytes_per_second
+#include <ccs/ccs.h>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+enum handler_id : uint16_t { ping = 1, pong = 2, stream = 3, ack = 4, stop = 5 };
+constexpr int window = 64;
+
+struct peer_state {
+    volatile int pongs = 0;
+    volatile int acks = 0;
+    int streamed = 0;
+    bool stopping = false;
+};
+peer_state g;
+ccs_context_t g_ctx;
+
+void on_ping(const ccs_am_message_t *m, void *) {
+    ccs_am_send(m->context, m->source, pong, nullptr, 0, m->payload, m->payload_size, nullptr);
+}
+void on_pong(const ccs_am_message_t *, void *) { g.pongs = g.pongs + 1; }
+void on_stream(const ccs_am_message_t *m, void *) {
+    if (++g.streamed == window) {
+        g.streamed = 0;
+        ccs_am_send(m->context, m->source, ack, nullptr, 0, nullptr, 0, nullptr);
+    }
+}
+void on_ack(const ccs_am_message_t *, void *) { g.acks = g.acks + 1; }
+void on_stop(const ccs_am_message_t *, void *) { g.stopping = true; }
+
+void must(ccs_status_t st, const char *what) {
+    if (st == CCS_OK) return;
+    std::fprintf(stderr, "%s: %s: %s\n", what, ccs_strerror(st), ccs_last_error());
+    std::exit(1);
+}
+
+void am_latency(benchmark::State &state) {
+    std::vector<char> buf(static_cast<size_t>(state.range(0)), 'x');
+    for (auto _ : state) {
+        const int want = g.pongs + 1;
+        must(ccs_am_send(g_ctx, 1, ping, nullptr, 0, buf.data(), buf.size(), nullptr), "send");
+        while (g.pongs < want) ccs_progress();
+    }
+    // Seconds per one-way trip (printed with an SI prefix: 128n = 128 ns).
+    state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void am_bandwidth(benchmark::State &state) {
+    std::vector<char> buf(static_cast<size_t>(state.range(0)), 'x');
+    for (auto _ : state) {
+        const int want = g.acks + 1;
+        for (int i = 0; i < window; ++i)
+            must(ccs_am_send(g_ctx, 1, stream, nullptr, 0, buf.data(), buf.size(), nullptr), "send");
+        while (g.acks < want) ccs_progress();
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * window * state.range(0));
+}
+
+BENCHMARK(am_latency)->Arg(8)->Arg(64)->Arg(1024)->Arg(8192)->Arg(65536)->UseRealTime();
+BENCHMARK(am_bandwidth)->Arg(64)->Arg(4096)->Arg(65536)->Arg(1 << 20)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    must(ccs_init(nullptr), "ccs_init");
+    int rank = 0, size = 0;
+    ccs_rank(&rank);
+    ccs_size(&size);
+    if (size != 2) {
+        if (rank == 0) std::fprintf(stderr, "run with two processes: ccsrun -n 2 %s\n", argv[0]);
+        ccs_finalize();
+        return 2;
+    }
+    const ccs_am_handler_entry_t handlers[] = {
+        {ping, on_ping, nullptr}, {pong, on_pong, nullptr}, {stream, on_stream, nullptr},
+        {ack, on_ack, nullptr},   {stop, on_stop, nullptr},
+    };
+    const ccs_context_params_t params{sizeof params, 0, "perf", handlers, sizeof handlers / sizeof handlers[0]};
+    must(ccs_context_create(&params, &g_ctx), "ccs_context_create");
+    if (rank == 0) {
+        benchmark::Initialize(&argc, argv);
+        benchmark::RunSpecifiedBenchmarks();
+        benchmark::Shutdown();
+        must(ccs_am_send(g_ctx, 1, stop, nullptr, 0, nullptr, 0, nullptr), "send stop");
+    } else {
+        while (!g.stopping) ccs_progress();
+    }
+    must(ccs_context_destroy(g_ctx), "ccs_context_destroy");
+    must(ccs_finalize(), "ccs_finalize");
+    return 0;
+}

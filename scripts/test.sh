@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Everything CI runs: install dependencies, then build and test three times:
+#   1. RelWithDebInfo, warnings as errors: every test (unit, conformance for
+#      every plugin at 2/4/8 processes, launchers, install);
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer: every test again;
+#   3. ThreadSanitizer: the tests that use threads (unit tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh test
+jobs=$(nproc)
+run() {  # run <build-dir> <ctest args...> -- <cmake args...>
+  local dir=$1; shift
+  local ctest_args=()
+  while [ "$1" != "--" ]; do ctest_args+=("$1"); shift; done; shift
+  echo "=== $dir: configure $*"
+  cmake -S . -B "$dir" -DCCS_WERROR=ON -DCCS_BUILD_PERF=OFF "$@" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
+  echo "=== $dir: build"
+  cmake --build "$dir" -j"$jobs" > "$dir.build.log" 2>&1 || { tail -n 80 "$dir.build.log"; exit 1; }
+  echo "=== $dir: test"
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 900 "${ctest_args[@]}")
+}
+mkdir -p build-ci
+run build-ci/release -- -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run build-ci/asan-ubsan -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=address,undefined
+TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.' -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=thread
