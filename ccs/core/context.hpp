@@ -77,6 +77,12 @@ public:
     void destroy(uint16_t id);
     // True for ids handed out so far, destroyed or not.
     bool was_created(uint16_t id) const { return id < slots_.size(); }
+    // Every live context, the internal one included.
+    template <typename Fn>
+    void for_each(Fn fn) {
+        for (auto &slot : slots_)
+            if (slot) fn(*slot);
+    }
 
 private:
     std::vector<std::unique_ptr<context>> slots_;  // index = id, never reused

@@ -125,7 +125,9 @@ ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
         const uint64_t args[3] = {epoch, round, flags};
         const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 3, nullptr, 0, nullptr);
         if (st != CCS_OK) return st;
-        progress_until([&] { return arrived[round] > 0; });
+        progress_until([&] { return arrived[round] > 0 || am_->any_peer_failed(); });
+        if (arrived[round] == 0)
+            return fail(CCS_ERR_PEER_FAILED, "barrier: " + am_->failure());
         --arrived[round];
         flags |= seen[round];
         seen[round] = 0;
@@ -190,6 +192,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.dropped_destroyed_context", s.dropped_destroyed_context},
         {"am.dropped_malformed", s.dropped_malformed},
         {"am.send_errors", s.send_errors},
+        {"peers_failed", s.peers_failed},
         {"transports", wired_.transports.size()},
         {"nodes", wired_.num_nodes},
     };

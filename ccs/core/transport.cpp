@@ -39,6 +39,7 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.log = &transport::service_log;
     services_.param_get = &transport::service_param_get;
     services_.am_deliver = &transport::service_am_deliver;
+    services_.peer_failed = &transport::service_peer_failed;
 }
 
 transport::~transport() {
@@ -140,6 +141,12 @@ const char *transport::service_param_get(void *core, const char *name, const cha
 void transport::service_am_deliver(void *core, int32_t source, const void *packet, size_t length) {
     auto *self = static_cast<transport *>(core);
     if (self->sink_) self->sink_->deliver(source, packet, length);
+}
+
+
+void transport::service_peer_failed(void *core, int32_t peer, const char *reason) {
+    auto *self = static_cast<transport *>(core);
+    if (self->sink_) self->sink_->peer_failed(peer, "plugin '" + self->name() + "': " + (reason ? reason : "peer failed"));
 }
 
 }  // namespace ccs

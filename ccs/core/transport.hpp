@@ -18,6 +18,7 @@ namespace ccs {
 class packet_sink {
 public:
     virtual void deliver(int source, const void *packet, size_t length) = 0;
+    virtual void peer_failed(int peer, const std::string &reason) = 0;
 
 protected:
     ~packet_sink() = default;
@@ -62,6 +63,7 @@ private:
     static const char *service_param_get(void *core, const char *name, const char *default_value,
                                          const char *description);
     static void service_am_deliver(void *core, int32_t source, const void *packet, size_t length);
+    static void service_peer_failed(void *core, int32_t peer, const char *reason);
 
     std::unique_ptr<loaded_plugin> library_;
     ccs_plugin_services_v1_t services_{};

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include <unistd.h>
+
 namespace ccs::shm {
 
 state::state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
@@ -47,6 +49,7 @@ ccs_plugin_status_t state::address(void *buffer, size_t *length) const {
 ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *lengths) {
     const auto n = static_cast<uint32_t>(local_ranks_.size());
     present_.assign(n, false);
+    failed_.assign(n, false);
     to_.assign(n, ring_producer{});
     from_.assign(n, ring_consumer{});
     if (n < 2) return CCS_PLUGIN_OK;
@@ -62,6 +65,7 @@ ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *l
             return CCS_PLUGIN_ERR_SYSTEM;
         }
     }
+    segment_.pid(me_).store(static_cast<int32_t>(::getpid()), std::memory_order_release);
     for (uint32_t peer = 0; peer < n; ++peer) {
         const int32_t r = local_ranks_[peer];
         if (peer == me_ || !addresses[r] || lengths[r] < 1) continue;

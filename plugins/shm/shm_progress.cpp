@@ -3,10 +3,34 @@
 #include "shm_state.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <string>
+
+#include <signal.h>
 
 namespace ccs::shm {
 namespace {
 constexpr int batch = 32;
+// Liveness: look at the clock every 4096 polls, at the peers every 100 ms.
+constexpr uint32_t polls_per_clock_read = 4096;
+constexpr auto check_interval = std::chrono::milliseconds(100);
+}  // namespace
+
+void state::check_peers_alive() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_check_ < check_interval) return;
+    last_check_ = now;
+    for (uint32_t peer = 0; peer < present_.size(); ++peer) {
+        if (!present_[peer] || failed_[peer]) continue;
+        const int32_t pid = segment_.pid(peer).load(std::memory_order_acquire);
+        // Attached peers publish their pid before the wire-up completes; a
+        // zero means it never got that far, which is also a failure.
+        if (pid != 0 && (::kill(pid, 0) == 0 || errno != ESRCH)) continue;
+        // Stop sending; keep polling: what it sent before dying still counts.
+        failed_[peer] = true;
+        const std::string why = "process " + std::to_string(pid) + " (local " + std::to_string(peer) + ") is gone";
+        services_.peer_failed(services_.core, local_ranks_[peer], why.c_str());
+    }
 }
 
 int32_t state::progress() {
@@ -25,6 +49,10 @@ int32_t state::progress() {
             batch);
     }
     if (n) poll_start_ = (poll_start_ + 1) % n;
+    if (++polls_since_check_ >= polls_per_clock_read) {
+        polls_since_check_ = 0;
+        check_peers_alive();
+    }
     return events;
 }
 

@@ -28,9 +28,11 @@ std::string segment_name(const std::string &job_id, uint32_t node) {
     return "/ccs-" + clean + "-n" + std::to_string(node);
 }
 
+size_t pids_bytes(uint32_t local_count) { return round_up(sizeof(int32_t) * local_count, page); }
+
 size_t segment::bytes_needed(uint32_t local_count, size_t ring_capacity) {
     const size_t stride = round_up(sizeof(ring_control) + ring_capacity, page);
-    return page + static_cast<size_t>(local_count) * local_count * stride;
+    return page + pids_bytes(local_count) + static_cast<size_t>(local_count) * local_count * stride;
 }
 
 std::string segment::map(int fd, size_t bytes) {
@@ -66,7 +68,8 @@ std::string segment::create(const std::string &name, uint32_t local_count, size_
     h->local_count = local_count;
     h->ring_capacity = ring_capacity;
     h->ring_stride = round_up(sizeof(ring_control) + ring_capacity, page);
-    h->rings_offset = page;
+    h->pids_offset = page;
+    h->rings_offset = page + pids_bytes(local_count);
     // Fresh pages are zero: every ring starts empty with tail 0.
     std::atomic_ref<uint64_t>(h->magic).store(segment_magic, std::memory_order_release);
     return "";
@@ -109,6 +112,11 @@ ring_control *segment::control(uint32_t from, uint32_t to) const {
     const auto *h = reinterpret_cast<const segment_header *>(base_);
     const size_t index = static_cast<size_t>(from) * h->local_count + to;
     return reinterpret_cast<ring_control *>(base_ + h->rings_offset + index * h->ring_stride);
+}
+
+std::atomic_ref<int32_t> segment::pid(uint32_t local) const {
+    const auto *h = reinterpret_cast<const segment_header *>(base_);
+    return std::atomic_ref<int32_t>(reinterpret_cast<int32_t *>(base_ + h->pids_offset)[local]);
 }
 
 uint8_t *segment::data(uint32_t from, uint32_t to) const {

@@ -20,6 +20,7 @@ struct segment_header {
     uint64_t ring_capacity;
     uint64_t ring_stride;  // bytes from one ring's control to the next
     uint64_t rings_offset;
+    uint64_t pids_offset;   // int32 pid per local process, for liveness checks
 };
 
 class segment {
@@ -37,6 +38,7 @@ public:
     std::string unlink();
 
     ring_control *control(uint32_t from, uint32_t to) const;
+    std::atomic_ref<int32_t> pid(uint32_t local) const;
     uint8_t *data(uint32_t from, uint32_t to) const;
     bool mapped() const { return base_ != nullptr; }
     const std::string &name() const { return name_; }

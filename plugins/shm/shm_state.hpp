@@ -7,6 +7,7 @@
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 
+#include <chrono>
 #include <random>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ public:
 
 private:
     int32_t poll_shuffled(uint32_t from);
+    // Every so often: is each local peer's process still there?
+    void check_peers_alive();
 
     ccs_plugin_services_v1_t services_;
     config cfg_;
@@ -54,9 +57,12 @@ private:
     std::string segment_name_;
     segment segment_;
     std::vector<bool> present_;          // local peer index -> connected
+    std::vector<bool> failed_;           // its process is gone: no more sends
     std::vector<ring_producer> to_;      // indexed by local peer
     std::vector<ring_consumer> from_;
     uint32_t poll_start_ = 0;            // rotates for fairness
+    uint32_t polls_since_check_ = 0;
+    std::chrono::steady_clock::time_point last_check_{};
     std::vector<std::vector<uint8_t>> shuffle_batch_;
     std::minstd_rand shuffle_rng_{12345};
 };

@@ -118,10 +118,12 @@ void job::reap() {
             if (WIFEXITED(status)) code = WEXITSTATUS(status);
             else if (WIFSIGNALED(status)) code = 128 + WTERMSIG(status);
             if (code != 0 && !stopping_) {
-                std::fprintf(stderr, "ccsrun: rank %zu (pid %d) %s %d; stopping the job\n", r, pid,
+                std::fprintf(stderr, "ccsrun: rank %zu (pid %d) %s %d%s\n", r, pid,
                              WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
-                             WIFSIGNALED(status) ? WTERMSIG(status) : code);
-                abort("", code);
+                             WIFSIGNALED(status) ? WTERMSIG(status) : code,
+                             opts_.keep_going ? "" : "; stopping the job");
+                if (!opts_.keep_going) abort("", code);
+                else if (exit_code_ == 0) exit_code_ = code;
             }
         }
     }

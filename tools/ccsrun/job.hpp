@@ -16,6 +16,7 @@ struct options {
     int nprocs = 1;
     bool prefix = false;         // "[rank] " before every output line
     double timeout_seconds = 0;  // 0: none
+    bool keep_going = false;     // a failed process does not stop the others
     std::vector<std::string> command;
 };
 

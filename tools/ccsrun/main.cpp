@@ -1,4 +1,4 @@
-// ccsrun -n N [--prefix] [--timeout SEC] [--] program [args...]
+// ccsrun -n N [--prefix] [--timeout SEC] [--keep-going] [--] program [args...]
 //
 // Starts N processes of a CCS job on this host, serves their bootstrap,
 // returns the first non-zero exit status, and when one process fails stops
@@ -22,10 +22,12 @@ void on_signal(int sig) { g_signal = sig; }
 
 void usage(FILE *to) {
     std::fprintf(to,
-                 "usage: ccsrun -n N [--prefix] [--timeout SEC] [--] program [args...]\n"
+                 "usage: ccsrun -n N [--prefix] [--timeout SEC] [--keep-going] [--] program [args...]\n"
                  "  -n N           number of processes (default 1)\n"
                  "  --prefix       prefix every output line with [rank]\n"
-                 "  --timeout SEC  stop the job (exit 124) if it runs longer\n");
+                 "  --timeout SEC  stop the job (exit 124) if it runs longer\n"
+                 "  --keep-going   when a process fails, let the others run on (for fault tests);\n"
+                 "                 the exit status is still the first failure's\n");
 }
 
 bool parse(int argc, char **argv, ccsrun::options &o) {
@@ -41,6 +43,8 @@ bool parse(int argc, char **argv, ccsrun::options &o) {
             const long n = std::strtol(argv[++i], &end, 10);
             if (*end || n < 1 || n > 4096) return false;
             o.nprocs = static_cast<int>(n);
+        } else if (a == "--keep-going") {
+            o.keep_going = true;
         } else if (a == "--prefix" || a == "--tag-output") {
             o.prefix = true;
         } else if (a == "--timeout" && i + 1 < argc) {

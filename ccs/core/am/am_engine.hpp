@@ -29,6 +29,7 @@ struct am_stats {
     uint64_t dropped_destroyed_context = 0;
     uint64_t dropped_malformed = 0;
     uint64_t send_errors = 0;
+    uint64_t peers_failed = 0;
 };
 
 class am_engine final : public packet_sink {
@@ -43,6 +44,12 @@ public:
                       const ccs_completion_t *completion);
 
     void deliver(int source, const void *packet, size_t length) override;
+    // Fails what is queued for the peer, refuses new sends to it and tells
+    // every context's error handler.
+    void peer_failed(int peer, const std::string &reason) override;
+    // The first failure seen, for calls that need every peer (barrier).
+    bool any_peer_failed() const { return !failure_.empty(); }
+    const std::string &failure() const { return failure_; }
 
     // Progress pieces; each returns the number of events handled.
     int push_queues();
@@ -76,6 +83,7 @@ private:
         std::deque<outgoing> queue;
         uint32_t next_message = 0;
         bool backlogged = false;        // listed in backlog_
+        bool failed = false;
     };
     struct partial_message {
         wire::header header{};
@@ -110,6 +118,7 @@ private:
     std::vector<pending_completion> completions_;
     std::map<uint64_t, partial_message> partial_;  // key: source << 32 | message
     int depth_ = 0;                                  // inside handlers / callbacks
+    std::string failure_;                            // first peer failure
     am_stats stats_;
 };
 

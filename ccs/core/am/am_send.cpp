@@ -4,6 +4,7 @@
 #include "am/am_engine.hpp"
 
 #include "util/error.hpp"
+#include "util/log.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -44,6 +45,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     peer_state &p = peers_[static_cast<size_t>(target)];
     if (!p.route)
         return fail(CCS_ERR_NO_TRANSPORT, "no transport reaches rank " + std::to_string(target));
+    if (p.failed) return fail(CCS_ERR_PEER_FAILED, "rank " + std::to_string(target) + " has failed: " + failure_);
 
     outgoing o;
     o.header.context = ctx.id();
@@ -192,6 +194,33 @@ int am_engine::run_completions() {
     for (const auto &c : batch) c.completion.callback(c.status, c.completion.arg);
     --depth_;
     return static_cast<int>(batch.size());
+}
+
+}  // namespace ccs
+
+namespace ccs {
+
+void am_engine::peer_failed(int peer, const std::string &reason) {
+    if (peer < 0 || static_cast<size_t>(peer) >= peers_.size()) return;
+    peer_state &p = peers_[static_cast<size_t>(peer)];
+    if (p.failed) return;
+    p.failed = true;
+    ++stats_.peers_failed;
+    const std::string what = "rank " + std::to_string(peer) + " failed: " + reason;
+    if (failure_.empty()) failure_ = what;
+    log_message(log_level::error, what);
+    while (!p.queue.empty()) {
+        finish(p.queue.front(), CCS_ERR_PEER_FAILED);
+        p.queue.pop_front();
+    }
+    // Messages half received from it will never complete.
+    for (auto it = partial_.begin(); it != partial_.end();)
+        it = (it->first >> 32) == static_cast<uint64_t>(peer) ? partial_.erase(it) : std::next(it);
+    ++depth_;  // error handlers run like callbacks
+    contexts_.for_each([&](context &ctx) {
+        if (ctx.id() != context_table::internal_id) ctx.report_error(CCS_ERR_PEER_FAILED, peer, what);
+    });
+    --depth_;
 }
 
 }  // namespace ccs

@@ -143,8 +143,10 @@ CCS_API ccs_status_t ccs_context_create(const ccs_context_params_t *params,
  * contexts are not touched. */
 CCS_API ccs_status_t ccs_context_destroy(ccs_context_t context);
 
-/* Called at the target when a message cannot be delivered (unknown handler,
- * ...). The target keeps running. Without one, the problem is logged. */
+/* Called at the target when a message cannot be delivered (unknown handler:
+ * CCS_ERR_UNKNOWN_HANDLER), and on every process when a peer fails
+ * (CCS_ERR_PEER_FAILED; its queued sends complete with that status). The
+ * process keeps running. Without a handler, the problem is logged. */
 typedef void (*ccs_error_handler_fn)(ccs_context_t context, ccs_status_t status,
                                      int peer, const char *detail, void *arg);
 CCS_API ccs_status_t ccs_context_set_error_handler(ccs_context_t context,
@@ -204,7 +206,9 @@ CCS_API ccs_status_t ccs_am_send(ccs_context_t context, int target,
  * more processes than cores still make progress. */
 CCS_API ccs_status_t ccs_progress(void);
 
-/* Blocking barrier over all processes (dissemination, O(log N) rounds). */
+/* Blocking barrier over all processes (dissemination, O(log N) rounds).
+ * Returns CCS_ERR_PEER_FAILED, instead of waiting forever, once any process
+ * is known to have failed. */
 CCS_API ccs_status_t ccs_barrier(void);
 
 /* ------------------------------------------------------ introspection */

@@ -106,6 +106,11 @@ typedef struct ccs_plugin_services_v1 {
      * from inside the plugin's progress(). */
     void (*am_deliver)(void *core, int32_t source, const void *packet,
                        size_t length);
+    /* The plugin found that `peer` died or became unreachable. After this
+     * the core sends nothing more to it; the plugin returns
+     * CCS_PLUGIN_ERR_PEER_FAILED if it still does. Call at most once per
+     * peer, from progress(). */
+    void (*peer_failed)(void *core, int32_t peer, const char *reason);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {

@@ -1,0 +1,94 @@
+// A process dies mid-job (SIGKILL, no finalize). Run with 3 processes under
+// `ccsrun --keep-going`. The survivors must: receive everything it sent
+// before dying, hear of the failure through their error handler within a
+// bounded time, get CCS_ERR_PEER_FAILED for sends to it and for barriers
+// instead of hanging, and keep talking to each other.
+#include <ccs/ccs.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+constexpr int victim = 1;
+constexpr int last_words = 5;
+
+struct state {
+    int received_from_victim = 0;
+    int received_from_survivor = 0;
+    int failures_reported = 0;
+    int failed_peer = -1;
+} g;
+int failures = 0;
+
+void on_message(const ccs_am_message_t *m, void *) {
+    if (m->source == victim) ++g.received_from_victim;
+    else ++g.received_from_survivor;
+}
+
+void on_error(ccs_context_t, ccs_status_t st, int peer, const char *, void *) {
+    if (st != CCS_ERR_PEER_FAILED) return;
+    ++g.failures_reported;
+    g.failed_peer = peer;
+}
+
+#define CHECK(cond)                                                                               \
+    do {                                                                                          \
+        if (!(cond)) {                                                                            \
+            ++failures;                                                                           \
+            std::printf("check failed at line %d: %s (%s)\n", __LINE__, #cond, ccs_last_error()); \
+        }                                                                                         \
+    } while (0)
+
+template <typename Done>
+bool progress_for(double seconds, Done done) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!done() && std::chrono::steady_clock::now() < end) ccs_progress();
+    return done();
+}
+
+}  // namespace
+
+int main() {
+    if (ccs_init(nullptr) != CCS_OK) return 1;
+    int rank = -1, size = 0;
+    ccs_rank(&rank);
+    ccs_size(&size);
+    if (size != 3) {
+        std::printf("needs 3 processes\n");
+        return 1;
+    }
+    const ccs_am_handler_entry_t h[1] = {{1, on_message, nullptr}};
+    const ccs_context_params_t params{sizeof params, 0, "fault", h, 1};
+    ccs_context_t ctx;
+    CHECK(ccs_context_create(&params, &ctx) == CCS_OK);
+    CHECK(ccs_context_set_error_handler(ctx, on_error, nullptr) == CCS_OK);
+    CHECK(ccs_barrier() == CCS_OK);
+
+    if (rank == victim) {
+        for (int i = 0; i < last_words; ++i) ccs_am_send(ctx, 0, 1, nullptr, 0, "bye", 3, nullptr);
+        std::raise(SIGKILL);
+    }
+    const int other = rank == 0 ? 2 : 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(progress_for(10, [] { return g.failures_reported > 0; }));
+    const double detect_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(g.failures_reported == 1);
+    CHECK(g.failed_peer == victim);
+    if (rank == 0) CHECK(progress_for(5, [] { return g.received_from_victim == last_words; }));
+    CHECK(ccs_am_send(ctx, victim, 1, nullptr, 0, nullptr, 0, nullptr) == CCS_ERR_PEER_FAILED);
+    CHECK(std::strstr(ccs_last_error(), "rank 1") != nullptr);
+    CHECK(ccs_barrier() == CCS_ERR_PEER_FAILED);
+    // The survivors still talk to each other.
+    CHECK(ccs_am_send(ctx, other, 1, nullptr, 0, nullptr, 0, nullptr) == CCS_OK);
+    CHECK(progress_for(10, [] { return g.received_from_survivor >= 1; }));
+    uint64_t failed = 0;
+    CHECK(ccs_stats_get("peers_failed", &failed) == CCS_OK && failed == 1);
+    // Finalize cannot complete its closing barrier, but returns.
+    CHECK(ccs_finalize() == CCS_ERR_PEER_FAILED);
+    std::printf("rank %d: failure of rank %d seen after %.2f s; %s\n", rank, victim, detect_s,
+                failures ? "SURVIVOR FAILED" : "survivor ok");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the peer-failure program: rank 1 kills itself (SIGKILL, status 137
+# from ccsrun --keep-going); ranks 0 and 2 must both report "survivor ok".
+set -u
+ccsrun=$1
+program=$2
+out=$("$ccsrun" -n 3 --prefix --keep-going --timeout 60 "$program" 2>&1)
+rc=$?
+echo "$out"
+survivors=$(echo "$out" | grep -c "survivor ok")
+if [ "$rc" -eq 137 ] && [ "$survivors" -eq 2 ]; then
+  echo "peer failure: ok (exit $rc, $survivors survivors ok)"
+  exit 0
+fi
+echo "peer failure: FAILED (exit $rc, wanted 137; $survivors of 2 survivors ok)"
+exit 1
