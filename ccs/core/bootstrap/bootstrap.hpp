@@ -47,4 +47,13 @@ std::unique_ptr<bootstrap> bootstrap_create_ccsrun(ccs_status_t &status);
 std::unique_ptr<bootstrap> bootstrap_create_pmix(ccs_status_t &status);
 std::unique_ptr<bootstrap> bootstrap_create_pmi1(ccs_status_t &status);
 
+// Constructs Impl and runs its start(); null (status set) if that fails.
+template <typename Impl>
+std::unique_ptr<bootstrap> bootstrap_start(ccs_status_t &status) {
+    auto b = std::make_unique<Impl>();
+    status = b->start();
+    if (status != CCS_OK) return nullptr;
+    return b;
+}
+
 }  // namespace ccs

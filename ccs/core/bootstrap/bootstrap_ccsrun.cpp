@@ -32,7 +32,7 @@ public:
     }
     const char *kind() const override { return "ccsrun"; }
 
-    ccs_status_t connect() {
+    ccs_status_t start() {
         const std::string path = param_get("CCS_BOOTSTRAP_SOCKET", "", "");
         if (!parse_int(param_get("CCS_RANK", "", ""), rank_) ||
             !parse_int(param_get("CCS_SIZE", "", ""), size_) || size_ < 1 ||
@@ -84,11 +84,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<bootstrap> bootstrap_create_ccsrun(ccs_status_t &status) {
-    auto b = std::make_unique<ccsrun_bootstrap>();
-    status = b->connect();
-    if (status != CCS_OK) return nullptr;
-    return b;
-}
+std::unique_ptr<bootstrap> bootstrap_create_ccsrun(ccs_status_t &status) { return bootstrap_start<ccsrun_bootstrap>(status); }
 
 }  // namespace ccs

@@ -26,7 +26,7 @@ public:
     }
     const char *kind() const override { return "pmi1"; }
 
-    ccs_status_t init() {
+    ccs_status_t start() {
         const char *fd = std::getenv("PMI_FD");
         const char *rank = std::getenv("PMI_RANK");
         const char *size = std::getenv("PMI_SIZE");
@@ -160,11 +160,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<bootstrap> bootstrap_create_pmi1(ccs_status_t &status) {
-    auto b = std::make_unique<pmi1_bootstrap>();
-    status = b->init();
-    if (status != CCS_OK) return nullptr;
-    return b;
-}
+std::unique_ptr<bootstrap> bootstrap_create_pmi1(ccs_status_t &status) { return bootstrap_start<pmi1_bootstrap>(status); }
 
 }  // namespace ccs

@@ -17,7 +17,7 @@ public:
     }
     const char *kind() const override { return "pmix"; }
 
-    ccs_status_t init() {
+    ccs_status_t start() {
         pmix_status_t rc = PMIx_Init(&me_, nullptr, 0);
         if (rc != PMIX_SUCCESS)
             return fail(CCS_ERR_BOOTSTRAP,
@@ -88,11 +88,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<bootstrap> bootstrap_create_pmix(ccs_status_t &status) {
-    auto b = std::make_unique<pmix_bootstrap>();
-    status = b->init();
-    if (status != CCS_OK) return nullptr;
-    return b;
-}
+std::unique_ptr<bootstrap> bootstrap_create_pmix(ccs_status_t &status) { return bootstrap_start<pmix_bootstrap>(status); }
 
 }  // namespace ccs
