@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh build
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCCS_BUILD_TESTS=OFF > /dev/null
-cmake --build build -j"$(nproc)" --target ccsrun ccs_pingpong ccs_plugin_shm > /dev/null
+mkdir -p build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCCS_BUILD_TESTS=OFF > build/demo-configure.log 2>&1 ||
+  { cat build/demo-configure.log; exit 1; }
+cmake --build build -j"$(nproc)" --target ccsrun ccs_pingpong ccs_plugin_shm > build/demo-build.log 2>&1 ||
+  { tail -n 60 build/demo-build.log; exit 1; }
 exec build/bin/ccsrun -n 2 --timeout 120 build/bin/ccs_pingpong 200000 8

@@ -42,7 +42,6 @@ std::string job::spawn() {
             }
             ::setenv("CCS_RANK", std::to_string(rank).c_str(), 1);
             ::setenv("CCS_SIZE", std::to_string(opts_.nprocs).c_str(), 1);
-            ::setenv("CCS_LOCAL_RANK", std::to_string(rank).c_str(), 1);
             ::setenv("CCS_JOB_ID", job_id_.c_str(), 1);
             ::setenv("CCS_BOOTSTRAP_SOCKET", socket_path_.c_str(), 1);
             std::vector<char *> argv;
