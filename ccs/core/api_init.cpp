@@ -40,6 +40,8 @@ constexpr std::array<status_text, CCS_STATUS_COUNT_> status_texts{{
     {CCS_ERR_TOO_MANY_CONTEXTS, "CCS_ERR_TOO_MANY_CONTEXTS: no context ids left"},
     {CCS_ERR_NOT_FOUND, "CCS_ERR_NOT_FOUND: no such name"},
     {CCS_ERR_INTERNAL, "CCS_ERR_INTERNAL: internal error"},
+    {CCS_ERR_OVERFLOW, "CCS_ERR_OVERFLOW: a size or displacement does not fit in 64 bits"},
+    {CCS_ERR_NOT_COMMITTED, "CCS_ERR_NOT_COMMITTED: datadesc not committed"},
 }};
 
 }  // namespace

@@ -61,7 +61,9 @@ typedef enum ccs_status {
     CCS_ERR_TOO_MANY_CONTEXTS = 23,
     CCS_ERR_NOT_FOUND = 24,       /* unknown statistic or name              */
     CCS_ERR_INTERNAL = 25,
-    CCS_STATUS_COUNT_ = 26        /* not a status: one past the last        */
+    CCS_ERR_OVERFLOW = 26,        /* a size or displacement exceeds 64 bits */
+    CCS_ERR_NOT_COMMITTED = 27,   /* datadesc used before ccs_datadesc_commit */
+    CCS_STATUS_COUNT_ = 28        /* not a status: one past the last        */
 } ccs_status_t;
 
 /* Name and meaning of a status ("CCS_ERR_INVALID_RANK: rank is outside ...").

@@ -1,0 +1,75 @@
+// Copying one run between memory (strided) and the packed stream
+// (contiguous). The engine has no element types, so the width comes from
+// the run: small fixed lengths get a loop whose memcpy the compiler turns
+// into single moves; others use memcpy per piece; a run whose pieces touch
+// is one memcpy.
+#pragma once
+
+#include "walker.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ccs::dd {
+
+enum class direction { pack, unpack };
+
+template <direction D, size_t Len>
+inline void copy_fixed(uint8_t *mem, uint8_t *stream, int64_t count, int64_t stride) {
+    for (int64_t i = 0; i < count; ++i, mem += stride, stream += Len) {
+        if constexpr (D == direction::pack) std::memcpy(stream, mem, Len);
+        else std::memcpy(mem, stream, Len);
+    }
+}
+
+template <direction D>
+inline void copy_pieces(uint8_t *mem, uint8_t *stream, int64_t len, int64_t count, int64_t stride) {
+    switch (len) {
+    case 1: return copy_fixed<D, 1>(mem, stream, count, stride);
+    case 2: return copy_fixed<D, 2>(mem, stream, count, stride);
+    case 4: return copy_fixed<D, 4>(mem, stream, count, stride);
+    case 8: return copy_fixed<D, 8>(mem, stream, count, stride);
+    case 12: return copy_fixed<D, 12>(mem, stream, count, stride);
+    case 16: return copy_fixed<D, 16>(mem, stream, count, stride);
+    case 24: return copy_fixed<D, 24>(mem, stream, count, stride);
+    case 32: return copy_fixed<D, 32>(mem, stream, count, stride);
+    default:
+        for (int64_t i = 0; i < count; ++i, mem += stride, stream += len) {
+            if constexpr (D == direction::pack) std::memcpy(stream, mem, static_cast<size_t>(len));
+            else std::memcpy(mem, stream, static_cast<size_t>(len));
+        }
+    }
+}
+
+// Moves up to `budget` bytes of the stream from `offset` on; returns bytes moved.
+template <direction D>
+int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream, int64_t budget) {
+    walker w(p, count);
+    w.seek(offset);
+    int64_t left = budget;
+    run r;
+    while (left > 0 && w.next(r)) {
+        uint8_t *mem = base + r.mem;
+        if (r.count == 1 || r.stride == r.len) {  // one contiguous piece
+            const int64_t n = std::min(left, r.len * r.count);
+            if constexpr (D == direction::pack) std::memcpy(stream, mem, static_cast<size_t>(n));
+            else std::memcpy(mem, stream, static_cast<size_t>(n));
+            stream += n;
+            left -= n;
+            continue;
+        }
+        const int64_t whole = std::min(r.count, left / r.len);
+        copy_pieces<D>(mem, stream, r.len, whole, r.stride);
+        stream += whole * r.len;
+        left -= whole * r.len;
+        if (whole < r.count && left > 0) {  // the budget ends inside a piece
+            mem += whole * r.stride;
+            if constexpr (D == direction::pack) std::memcpy(stream, mem, static_cast<size_t>(left));
+            else std::memcpy(mem, stream, static_cast<size_t>(left));
+            left = 0;
+        }
+    }
+    return budget - left;
+}
+
+}  // namespace ccs::dd

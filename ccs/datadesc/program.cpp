@@ -1,0 +1,134 @@
+#include "program.hpp"
+
+#include "util/error.hpp"
+
+namespace ccs::dd {
+namespace {
+
+using fragment = std::vector<op>;
+
+// Indices of the top-level ops of a fragment.
+std::vector<uint32_t> top_level(const fragment &f) {
+    std::vector<uint32_t> tops;
+    for (uint32_t i = 0; i < f.size(); i = f[i].end) tops.push_back(i);
+    return tops;
+}
+
+void shift(fragment &f, int64_t by) {
+    for (uint32_t i : top_level(f)) f[i].disp += by;
+}
+
+// Appends b to a, merging a trailing copy with a leading adjacent copy.
+void append(fragment &a, fragment b) {
+    if (b.empty()) return;
+    if (!a.empty()) {
+        const std::vector<uint32_t> tops = top_level(a);
+        op &last = a[tops.back()];
+        const op &first = b[0];
+        if (!last.loop && !first.loop && last.disp + last.len == first.disp) {
+            last.len += first.len;
+            last.bytes = last.len;
+            b.erase(b.begin());
+            for (auto &o : b) o.end -= 1;
+        }
+    }
+    const auto offset = static_cast<uint32_t>(a.size());
+    for (auto &o : b) {
+        o.end += offset;
+        a.push_back(o);
+    }
+}
+
+// `count` repetitions of `body` (whose data is `bytes` per repetition),
+// `stride` bytes apart, the first at `disp`.
+fragment repeat(fragment body, int64_t count, int64_t stride, int64_t bytes, int64_t disp) {
+    if (count == 0 || body.empty()) return {};
+    if (count == 1) {
+        shift(body, disp);
+        return body;
+    }
+    const bool single = body[0].end == body.size();
+    // Contiguous body, repetitions touching: one longer copy.
+    if (single && !body[0].loop && body[0].len == stride) {
+        op c = body[0];
+        c.disp += disp;
+        c.len *= count;
+        c.bytes = c.len;
+        return {c};
+    }
+    // A loop over an evenly stepping simple loop: one loop.
+    if (single && simple_loop(body, 0) && body[0].disp == 0 && body[0].count * body[0].stride == stride) {
+        fragment fused = body;
+        fused[0].disp = disp;
+        fused[0].count *= count;
+        return fused;
+    }
+    fragment out;
+    op loop;
+    loop.loop = true;
+    loop.disp = disp;
+    loop.count = count;
+    loop.stride = stride;
+    loop.bytes = bytes;
+    loop.end = static_cast<uint32_t>(body.size() + 1);
+    out.push_back(loop);
+    for (auto &o : body) {
+        o.end += 1;
+        out.push_back(o);
+    }
+    return out;
+}
+
+fragment build(const node &n) {
+    switch (n.k) {
+    case node::kind::byte: {
+        op c;
+        c.len = c.bytes = 1;
+        c.end = 1;
+        return {c};
+    }
+    case node::kind::resized:
+        return build(*n.child);  // only the extent differs: the parent's stride
+    case node::kind::strided: {
+        fragment one = repeat(build(*n.child), n.blocklength, n.child->extent(), n.child->size, 0);
+        return repeat(std::move(one), n.count, n.stride, n.blocklength * n.child->size, 0);
+    }
+    case node::kind::blocks: {
+        fragment out;
+        for (const auto &b : n.blocks)
+            append(out, repeat(build(*b.child), b.blocklength, b.child->extent(), b.child->size, b.displacement));
+        return out;
+    }
+    }
+    return {};
+}
+
+}  // namespace
+
+ccs_status_t compile(const node &root, program &out) {
+    out = program{};
+    out.ops = build(root);
+    out.size = root.size;
+    out.extent = root.extent();
+    // Blocks of one element: copies count once, simple loops per iteration.
+    int64_t blocks = 0;
+    std::vector<int64_t> multiplier{1};
+    std::vector<uint32_t> ends{static_cast<uint32_t>(out.ops.size())};
+    for (uint32_t i = 0; i < out.ops.size(); ++i) {
+        while (i >= ends.back()) {
+            ends.pop_back();
+            multiplier.pop_back();
+        }
+        const op &o = out.ops[i];
+        if (o.loop) {
+            multiplier.push_back(multiplier.back() * o.count);
+            ends.push_back(o.end);
+        } else {
+            blocks += multiplier.back();
+        }
+    }
+    out.blocks = blocks;
+    return CCS_OK;
+}
+
+}  // namespace ccs::dd

@@ -1,0 +1,41 @@
+// The committed form of a datadesc: a flat, non-recursive program of loop
+// nests. ops[i] is a copy or a loop; a loop's body is ops[i+1, end). The
+// compiler merges adjacent contiguous copies (also across levels), drops
+// single-iteration loops, folds loops whose body is contiguous into one
+// copy, and fuses nested loops that step evenly.
+#pragma once
+
+#include "node.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace ccs::dd {
+
+struct op {
+    int64_t disp = 0;    // bytes from the enclosing base
+    int64_t count = 1;   // loop iterations (copy: 1)
+    int64_t stride = 0;  // loop: bytes between iterations
+    int64_t len = 0;     // copy: contiguous bytes
+    int64_t bytes = 0;   // data bytes of one iteration (copy: len)
+    uint32_t end = 0;    // one past this op's body (copy: its own index + 1)
+    bool loop = false;
+
+    int64_t total() const { return loop ? count * bytes : len; }
+};
+
+struct program {
+    std::vector<op> ops;
+    int64_t size = 0;    // data bytes of one element
+    int64_t extent = 0;  // element-to-element distance
+    int64_t blocks = 0;  // contiguous blocks of one element after merging
+};
+
+ccs_status_t compile(const node &root, program &out);
+
+// True when the loop at ops[i] has a single copy as its whole body.
+inline bool simple_loop(const std::vector<op> &ops, uint32_t i) {
+    return ops[i].loop && ops[i].end == i + 2 && !ops[i + 1].loop;
+}
+
+}  // namespace ccs::dd

@@ -1,0 +1,74 @@
+#include "walker.hpp"
+
+namespace ccs::dd {
+
+walker::walker(const program &p, int64_t count) : p_(p), elements_(count) {}
+
+void walker::push(uint32_t i, int64_t base, int64_t iter) {
+    const op &o = p_.ops[i];
+    stack_.push_back({i + 1, o.end, o.count, o.stride, base + o.disp, iter, i + 1, simple_loop(p_.ops, i)});
+}
+
+void walker::seek(int64_t offset) {
+    stack_.clear();
+    skip_ = 0;
+    const auto n = static_cast<uint32_t>(p_.ops.size());
+    // The elements themselves are the outermost loop.
+    const int64_t element = p_.size ? offset / p_.size : 0;
+    int64_t off = p_.size ? offset % p_.size : 0;
+    stack_.push_back({0, n, elements_, p_.extent, 0, element, 0, n == 1 && !p_.ops[0].loop});
+    for (;;) {
+        level &l = stack_.back();
+        const op &o = p_.ops[l.pos];
+        const int64_t total = o.total();
+        if (off >= total) {  // skip this op whole
+            off -= total;
+            l.pos = o.end;
+            continue;
+        }
+        if (!o.loop) {
+            skip_ = off;
+            return;
+        }
+        const int64_t iter = off / o.bytes;
+        off %= o.bytes;
+        const int64_t base = l.base + l.iter * l.stride;
+        const uint32_t index = l.pos;
+        l.pos = o.end;  // where the parent resumes after this loop
+        push(index, base, iter);
+    }
+}
+
+bool walker::next(run &out) {
+    while (!stack_.empty()) {
+        level &l = stack_.back();
+        if (l.pos >= l.end) {  // iteration finished
+            if (++l.iter < l.count) {
+                l.pos = l.first;
+                continue;
+            }
+            stack_.pop_back();
+            continue;
+        }
+        const op &o = p_.ops[l.pos];
+        const int64_t base = l.base + l.iter * l.stride;
+        if (l.simple && l.pos == l.first && skip_ == 0) {
+            // The rest of a simple loop in one run.
+            out = {base + o.disp, o.len, l.count - l.iter, l.stride};
+            stack_.pop_back();
+            return true;
+        }
+        if (!o.loop) {
+            out = {base + o.disp + skip_, o.len - skip_, 1, 0};
+            skip_ = 0;
+            ++l.pos;
+            return true;
+        }
+        const uint32_t index = l.pos;
+        l.pos = o.end;
+        push(index, base, 0);
+    }
+    return false;
+}
+
+}  // namespace ccs::dd

@@ -1,0 +1,265 @@
+// Hand-computed layouts and bounds for every constructor, including the
+// tricky MPI cases: negative strides, resized with negative or zero extent,
+// zero counts and zero-length blocks, sticky lb/ub markers.
+#include "dd_helpers.hpp"
+
+#include <numeric>
+
+namespace {
+
+// A buffer whose byte at position p holds p + 100 (so offsets are visible),
+// addressed from `origin` so negative offsets are usable.
+struct numbered {
+    std::vector<uint8_t> bytes = std::vector<uint8_t>(256);
+    numbered() { std::iota(bytes.begin(), bytes.end(), uint8_t{0}); }
+    const uint8_t *origin() const { return bytes.data() + 100; }  // origin byte holds 100
+};
+
+std::vector<uint8_t> at(std::initializer_list<int> offsets) {
+    std::vector<uint8_t> v;
+    for (int o : offsets) v.push_back(static_cast<uint8_t>(100 + o));
+    return v;
+}
+
+void commit(ccs_datadesc_t d) { ASSERT_EQ(ccs_datadesc_commit(d), CCS_OK) << ccs_last_error(); }
+
+}  // namespace
+
+TEST(DatadescLayout, ByteAndContiguous) {
+    const bounds b = bounds_of(CCS_BYTE);
+    EXPECT_EQ(b.size, 1);
+    EXPECT_EQ(b.extent, 1);
+    dd_handle c;
+    ASSERT_EQ(ccs_datadesc_contiguous(3, CCS_BYTE, c.out()), CCS_OK);
+    commit(c);
+    const bounds cb = bounds_of(c);
+    EXPECT_EQ(cb.size, 3);
+    EXPECT_EQ(cb.lb, 0);
+    EXPECT_EQ(cb.extent, 3);
+    int flag = 0;
+    EXPECT_EQ(ccs_datadesc_is_contiguous(c, 5, &flag), CCS_OK);
+    EXPECT_EQ(flag, 1);
+    int64_t blocks = 0;
+    EXPECT_EQ(ccs_datadesc_num_blocks(c, &blocks), CCS_OK);
+    EXPECT_EQ(blocks, 1);
+}
+
+TEST(DatadescLayout, VectorPositiveAndNegativeStride) {
+    numbered buf;
+    dd_handle v;
+    ASSERT_EQ(ccs_datadesc_vector(3, 2, 4, CCS_BYTE, v.out()), CCS_OK);
+    commit(v);
+    bounds b = bounds_of(v);
+    EXPECT_EQ(b.size, 6);
+    EXPECT_EQ(b.lb, 0);
+    EXPECT_EQ(b.extent, 10);
+    EXPECT_EQ(pack_all(v, buf.origin(), 1), at({0, 1, 4, 5, 8, 9}));
+    EXPECT_EQ(pack_all(v, buf.origin(), 2), at({0, 1, 4, 5, 8, 9, 10, 11, 14, 15, 18, 19}));
+    int64_t blocks = 0;
+    ccs_datadesc_num_blocks(v, &blocks);
+    EXPECT_EQ(blocks, 3);
+
+    dd_handle n;
+    ASSERT_EQ(ccs_datadesc_vector(3, 2, -4, CCS_BYTE, n.out()), CCS_OK);
+    commit(n);
+    b = bounds_of(n);
+    EXPECT_EQ(b.lb, -8);
+    EXPECT_EQ(b.extent, 10);
+    EXPECT_EQ(b.true_lb, -8);
+    EXPECT_EQ(pack_all(n, buf.origin(), 1), at({0, 1, -4, -3, -8, -7}));
+}
+
+TEST(DatadescLayout, VectorWhoseBlocksTouchIsOneCopy) {
+    dd_handle v;
+    ASSERT_EQ(ccs_datadesc_vector(4, 2, 2, CCS_BYTE, v.out()), CCS_OK);
+    commit(v);
+    int64_t blocks = 0;
+    ccs_datadesc_num_blocks(v, &blocks);
+    EXPECT_EQ(blocks, 1);
+    int flag = 0;
+    ccs_datadesc_is_contiguous(v, 3, &flag);
+    EXPECT_EQ(flag, 1);
+}
+
+TEST(DatadescLayout, HvectorOfContiguous) {
+    numbered buf;
+    dd_handle c, h;
+    ASSERT_EQ(ccs_datadesc_contiguous(2, CCS_BYTE, c.out()), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_hvector(2, 1, 5, c, h.out()), CCS_OK);
+    commit(h);
+    const bounds b = bounds_of(h);
+    EXPECT_EQ(b.size, 4);
+    EXPECT_EQ(b.extent, 7);
+    EXPECT_EQ(pack_all(h, buf.origin(), 1), at({0, 1, 5, 6}));
+}
+
+TEST(DatadescLayout, IndexedKeepsOrderAndIgnoresEmptyBlocks) {
+    numbered buf;
+    const int64_t bl[] = {2, 1, 0};
+    const int64_t disp[] = {3, 0, 50};  // the empty block at 50 moves no bound
+    dd_handle d;
+    ASSERT_EQ(ccs_datadesc_indexed(3, bl, disp, CCS_BYTE, d.out()), CCS_OK);
+    commit(d);
+    const bounds b = bounds_of(d);
+    EXPECT_EQ(b.size, 3);
+    EXPECT_EQ(b.lb, 0);
+    EXPECT_EQ(b.extent, 5);
+    EXPECT_EQ(pack_all(d, buf.origin(), 1), at({3, 4, 0}));
+
+    dd_handle pair, hd;
+    ASSERT_EQ(ccs_datadesc_contiguous(2, CCS_BYTE, pair.out()), CCS_OK);
+    const int64_t bdisp[] = {-6, 10};
+    ASSERT_EQ(ccs_datadesc_hindexed_block(2, 2, bdisp, pair, hd.out()), CCS_OK);
+    commit(hd);
+    EXPECT_EQ(pack_all(hd, buf.origin(), 1), at({-6, -5, -4, -3, 10, 11, 12, 13}));
+    EXPECT_EQ(bounds_of(hd).lb, -6);
+    EXPECT_EQ(bounds_of(hd).extent, 20);
+
+    dd_handle ib;
+    const int64_t edisp[] = {2, 0};  // in units of pair's extent (2)
+    ASSERT_EQ(ccs_datadesc_indexed_block(2, 1, edisp, pair, ib.out()), CCS_OK);
+    commit(ib);
+    EXPECT_EQ(pack_all(ib, buf.origin(), 1), at({4, 5, 0, 1}));
+}
+
+TEST(DatadescLayout, StructAddsNoPadding) {
+    numbered buf;
+    dd_handle four;
+    ASSERT_EQ(ccs_datadesc_contiguous(4, CCS_BYTE, four.out()), CCS_OK);
+    const int64_t bl[] = {1, 2};
+    const int64_t disp[] = {0, 9};
+    const ccs_datadesc_t types[] = {four, CCS_BYTE};
+    dd_handle s;
+    ASSERT_EQ(ccs_datadesc_struct(2, bl, disp, types, s.out()), CCS_OK);
+    commit(s);
+    const bounds b = bounds_of(s);
+    EXPECT_EQ(b.size, 6);
+    EXPECT_EQ(b.lb, 0);
+    EXPECT_EQ(b.extent, 11);  // no rounding up to any alignment
+    EXPECT_EQ(pack_all(s, buf.origin(), 1), at({0, 1, 2, 3, 9, 10}));
+}
+
+TEST(DatadescLayout, ResizedMarkersAreSticky) {
+    numbered buf;
+    dd_handle r, c;
+    ASSERT_EQ(ccs_datadesc_resized(CCS_BYTE, -2, 5, r.out()), CCS_OK);
+    commit(r);
+    bounds b = bounds_of(r);
+    EXPECT_EQ(b.lb, -2);
+    EXPECT_EQ(b.extent, 5);
+    EXPECT_EQ(b.true_lb, 0);
+    EXPECT_EQ(b.true_extent, 1);
+    ASSERT_EQ(ccs_datadesc_contiguous(3, r, c.out()), CCS_OK);
+    commit(c);
+    b = bounds_of(c);
+    EXPECT_EQ(b.size, 3);
+    EXPECT_EQ(b.lb, -2);
+    EXPECT_EQ(b.extent, 15);
+    EXPECT_EQ(b.true_lb, 0);
+    EXPECT_EQ(b.true_extent, 11);
+    EXPECT_EQ(pack_all(c, buf.origin(), 1), at({0, 5, 10}));
+    // In a struct with a plain member, the markers still decide lb and ub.
+    const int64_t bl[] = {1, 1};
+    const int64_t disp[] = {0, -20};
+    const ccs_datadesc_t types[] = {r, CCS_BYTE};
+    dd_handle s;
+    ASSERT_EQ(ccs_datadesc_struct(2, bl, disp, types, s.out()), CCS_OK);
+    b = bounds_of(s);
+    EXPECT_EQ(b.lb, -2);
+    EXPECT_EQ(b.extent, 5);
+    EXPECT_EQ(b.true_lb, -20);
+    EXPECT_EQ(b.true_extent, 21);
+}
+
+TEST(DatadescLayout, ResizedToZeroAndNegativeExtent) {
+    numbered buf;
+    dd_handle four, zero, three_zero;
+    ASSERT_EQ(ccs_datadesc_contiguous(4, CCS_BYTE, four.out()), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_resized(four, 0, 0, zero.out()), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_contiguous(3, zero, three_zero.out()), CCS_OK);
+    commit(three_zero);
+    bounds b = bounds_of(three_zero);
+    EXPECT_EQ(b.size, 12);
+    EXPECT_EQ(b.extent, 0);
+    EXPECT_EQ(b.true_extent, 4);
+    EXPECT_EQ(pack_all(three_zero, buf.origin(), 1), at({0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3}));
+
+    dd_handle two, back, three_back;
+    ASSERT_EQ(ccs_datadesc_contiguous(2, CCS_BYTE, two.out()), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_resized(two, 0, -4, back.out()), CCS_OK);
+    b = bounds_of(back);
+    EXPECT_EQ(b.extent, -4);
+    ASSERT_EQ(ccs_datadesc_contiguous(3, back, three_back.out()), CCS_OK);
+    commit(three_back);
+    b = bounds_of(three_back);
+    // lb markers at 0, -4, -8; ub markers at -4, -8, -12.
+    EXPECT_EQ(b.lb, -8);
+    EXPECT_EQ(b.extent, 4);
+    EXPECT_EQ(b.true_lb, -8);
+    EXPECT_EQ(b.true_extent, 10);
+    EXPECT_EQ(pack_all(three_back, buf.origin(), 1), at({0, 1, -4, -3, -8, -7}));
+}
+
+TEST(DatadescLayout, SubarrayInBothOrders) {
+    numbered buf;
+    const int64_t sizes[] = {4, 5}, subsizes[] = {2, 3}, starts[] = {1, 2};
+    dd_handle c, f;
+    ASSERT_EQ(ccs_datadesc_subarray(2, sizes, subsizes, starts, CCS_ORDER_C, CCS_BYTE, c.out()), CCS_OK);
+    commit(c);
+    bounds b = bounds_of(c);
+    EXPECT_EQ(b.size, 6);
+    EXPECT_EQ(b.lb, 0);
+    EXPECT_EQ(b.extent, 20);
+    EXPECT_EQ(b.true_lb, 7);
+    EXPECT_EQ(b.true_extent, 8);
+    EXPECT_EQ(pack_all(c, buf.origin(), 1), at({7, 8, 9, 12, 13, 14}));
+    ASSERT_EQ(ccs_datadesc_subarray(2, sizes, subsizes, starts, CCS_ORDER_FORTRAN, CCS_BYTE, f.out()), CCS_OK);
+    commit(f);
+    EXPECT_EQ(pack_all(f, buf.origin(), 1), at({9, 10, 13, 14, 17, 18}));
+    EXPECT_EQ(bounds_of(f).extent, 20);
+}
+
+TEST(DatadescLayout, StridedAndIovFastConstructors) {
+    numbered buf;
+    const int64_t count[] = {3, 2, 2}, stride[] = {10, 25};
+    dd_handle s;
+    ASSERT_EQ(ccs_datadesc_strided(2, count, stride, s.out()), CCS_OK);
+    commit(s);
+    EXPECT_EQ(bounds_of(s).size, 12);
+    EXPECT_EQ(pack_all(s, buf.origin(), 1), at({0, 1, 2, 10, 11, 12, 25, 26, 27, 35, 36, 37}));
+    const int64_t off[] = {20, 2, 4}, len[] = {2, 2, 1};
+    dd_handle v;
+    ASSERT_EQ(ccs_datadesc_iov(3, off, len, v.out()), CCS_OK);
+    commit(v);
+    EXPECT_EQ(pack_all(v, buf.origin(), 1), at({20, 21, 2, 3, 4}));
+    int64_t blocks = 0;
+    ccs_datadesc_num_blocks(v, &blocks);
+    EXPECT_EQ(blocks, 2);  // 2..3 and 4 merged
+}
+
+TEST(DatadescLayout, ZeroCountsAndDup) {
+    dd_handle z, d;
+    ASSERT_EQ(ccs_datadesc_contiguous(0, CCS_BYTE, z.out()), CCS_OK);
+    commit(z);
+    const bounds b = bounds_of(z);
+    EXPECT_EQ(b.size, 0);
+    EXPECT_EQ(b.lb, 0);
+    EXPECT_EQ(b.extent, 0);
+    int64_t done = -1;
+    EXPECT_EQ(ccs_datadesc_pack(nullptr, 5, z, 0, nullptr, 100, &done), CCS_OK);
+    EXPECT_EQ(done, 0);
+    ASSERT_EQ(ccs_datadesc_dup(z, d.out()), CCS_OK);
+    EXPECT_EQ(bounds_of(d).size, 0);
+}
+
+TEST(DatadescLayout, FreeingABaseStillUsedIsSafe) {
+    numbered buf;
+    ccs_datadesc_t inner = nullptr;
+    ASSERT_EQ(ccs_datadesc_vector(2, 1, 3, CCS_BYTE, &inner), CCS_OK);
+    dd_handle outer;
+    ASSERT_EQ(ccs_datadesc_contiguous(2, inner, outer.out()), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_free(&inner), CCS_OK);
+    EXPECT_EQ(inner, nullptr);
+    commit(outer);
+    EXPECT_EQ(pack_all(outer, buf.origin(), 1), at({0, 3, 4, 7}));
+}
