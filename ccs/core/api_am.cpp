@@ -1,11 +1,46 @@
 // C entry points: active messages, progress, barrier, statistics.
 #include "api_guard.hpp"
+#include "handle.hpp"
 
 using namespace ccs;
 
 namespace {
+
 constexpr uint64_t max_message_bytes = 1ull << 40;  // the receiver's bound too
+
+
+// Checks shared by the send calls; on success sets rt and ctx.
+ccs_status_t check_send(const char *call, ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
+                        size_t nargs, runtime *&rt, context *&ctx) {
+    ccs_status_t st = CCS_OK;
+    rt = running(st, call);
+    if (!rt) return st;
+    ctx = rt->contexts().by_handle(handle);
+    const std::string name = call;
+    if (!ctx)
+        return fail(CCS_ERR_INVALID_CONTEXT,
+                    name + ": context " + std::to_string(handle.id) + " was never created or has been destroyed");
+    if (target < 0 || target >= rt->size())
+        return fail(CCS_ERR_INVALID_RANK, name + ": target " + std::to_string(target) + " is outside [0, " +
+                                              std::to_string(rt->size()) + ")");
+    if (handler_id >= CCS_AM_MAX_HANDLERS)
+        return fail(CCS_ERR_INVALID_HANDLER, name + ": handler id " + std::to_string(handler_id) + " is not below " +
+                                                 std::to_string(CCS_AM_MAX_HANDLERS));
+    if (nargs > CCS_AM_MAX_ARGS)
+        return fail(CCS_ERR_TOO_MANY_ARGS,
+                    name + ": " + std::to_string(nargs) + " arguments, at most " + std::to_string(CCS_AM_MAX_ARGS));
+    if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, name + ": args is NULL but nargs > 0");
+    return CCS_OK;
 }
+
+// Bounds memory when a sender outruns its receivers (never inside a
+// handler, where waiting could deadlock).
+void wait_for_queue_room(runtime &rt) {
+    if (rt.am().over_queue_limit() && !rt.am().in_callback())
+        rt.progress_until([&rt] { return !rt.am().over_queue_limit(); });
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -13,35 +48,47 @@ ccs_status_t ccs_am_send(ccs_context_t handle, int target, uint16_t handler_id, 
                          size_t nargs, const void *payload, size_t payload_size,
                          const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
-        ccs_status_t st = CCS_OK;
-        runtime *rt = running(st, "ccs_am_send");
-        if (!rt) return st;
-        context *ctx = rt->contexts().by_handle(handle);
-        if (!ctx)
-            return fail(CCS_ERR_INVALID_CONTEXT, "ccs_am_send: context " + std::to_string(handle.id) +
-                                                     " was never created or has been destroyed");
-        if (target < 0 || target >= rt->size())
-            return fail(CCS_ERR_INVALID_RANK, "ccs_am_send: target " + std::to_string(target) +
-                                                  " is outside [0, " + std::to_string(rt->size()) + ")");
-        if (handler_id >= CCS_AM_MAX_HANDLERS)
-            return fail(CCS_ERR_INVALID_HANDLER, "ccs_am_send: handler id " + std::to_string(handler_id) +
-                                                     " is not below " + std::to_string(CCS_AM_MAX_HANDLERS));
-        if (nargs > CCS_AM_MAX_ARGS)
-            return fail(CCS_ERR_TOO_MANY_ARGS, "ccs_am_send: " + std::to_string(nargs) + " arguments, at most " +
-                                                   std::to_string(CCS_AM_MAX_ARGS));
-        if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send: args is NULL but nargs > 0");
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_send("ccs_am_send", handle, target, handler_id, args, nargs, rt, ctx);
+        if (st != CCS_OK) return st;
         if (payload_size > 0 && !payload)
             return fail(CCS_ERR_INVALID_ARG, "ccs_am_send: payload is NULL but payload_size > 0");
         if (payload_size > max_message_bytes)
             return fail(CCS_ERR_MESSAGE_TOO_LARGE, "ccs_am_send: payload of " + std::to_string(payload_size) +
                                                        " bytes is larger than 2^40");
         st = rt->am().send(*ctx, target, handler_id, args, nargs, payload, payload_size, completion);
+        if (st == CCS_OK) wait_for_queue_room(*rt);
+        return st;
+    });
+}
+
+ccs_status_t ccs_am_send_datadesc(ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
+                                  size_t nargs, const void *base, int64_t count, ccs_datadesc_t dd,
+                                  const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        const char *call = "ccs_am_send_datadesc";
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_send(call, handle, target, handler_id, args, nargs, rt, ctx);
         if (st != CCS_OK) return st;
-        // Bound memory when a sender outruns its receivers (never inside a
-        // handler, where waiting could deadlock).
-        if (rt->am().over_queue_limit() && !rt->am().in_callback())
-            rt->progress_until([rt] { return !rt->am().over_queue_limit(); });
-        return CCS_OK;
+        if (!dd || dd->magic != ccs_datadesc_s::live_magic)
+            return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: dd is NULL or not a live datadesc");
+        if (!dd->compiled) return fail(CCS_ERR_NOT_COMMITTED, "ccs_am_send_datadesc: dd is not committed");
+        if (count < 0) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: count is negative");
+        const dd::program &layout = *dd->compiled;
+        int64_t total = 0;
+        if (__builtin_mul_overflow(count, layout.size, &total) || static_cast<uint64_t>(total) > max_message_bytes)
+            return fail(CCS_ERR_MESSAGE_TOO_LARGE, "ccs_am_send_datadesc: count times size is larger than 2^40");
+        if (total > 0 && !base) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: base is NULL");
+        const auto *bytes = static_cast<const uint8_t *>(base);
+        am_engine::payload_source data{bytes, static_cast<size_t>(total), dd->compiled, count};
+        // One contiguous run: send it as plain bytes, no packing.
+        if (total == 0 || (layout.ops.size() == 1 && !layout.ops[0].loop && (count == 1 || layout.extent == layout.size)))
+            data = {total ? bytes + layout.ops[0].disp : nullptr, static_cast<size_t>(total), nullptr, 0};
+        st = rt->am().send(*ctx, target, handler_id, args, nargs, data, completion);
+        if (st == CCS_OK) wait_for_queue_room(*rt);
+        return st;
     });
 }
 

@@ -17,15 +17,11 @@
 using namespace ccs;
 using namespace ccs::dd;
 
-namespace {
-constexpr uint64_t live_magic = 0x4343534444455343ull;  // "CCSDDESC"
-}
+#include "handle.hpp"
 
-struct ccs_datadesc_s {
-    uint64_t magic = live_magic;
-    node_ptr root;
-    std::shared_ptr<const program> compiled;  // set by commit
-};
+namespace {
+constexpr uint64_t live_magic = ccs_datadesc_s::live_magic;
+}
 
 namespace {
 

@@ -6,11 +6,13 @@
 
 #include "am/am_wire.hpp"
 #include "context.hpp"
+#include "program.hpp"
 #include "transport.hpp"
 
 #include <ccs/ccs.h>
 
 #include <deque>
+#include <memory>
 #include <map>
 #include <vector>
 
@@ -39,9 +41,23 @@ public:
     // Which transport reaches `peer`. Must be set for every peer but self.
     void set_route(int peer, transport *route);
 
+    // Where a message's payload bytes come from: contiguous memory, or
+    // `count` elements of a compiled datadesc at `data`, packed on the way.
+    struct payload_source {
+        const uint8_t *data = nullptr;
+        size_t length = 0;
+        std::shared_ptr<const dd::program> layout;  // null: contiguous
+        int64_t count = 0;
+    };
+
     ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args,
-                      size_t nargs, const void *payload, size_t length,
-                      const ccs_completion_t *completion);
+                      size_t nargs, const payload_source &data, const ccs_completion_t *completion);
+    ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args,
+                      size_t nargs, const void *bytes, size_t length,
+                      const ccs_completion_t *completion) {
+        return send(ctx, target, handler, args, nargs, payload_source{static_cast<const uint8_t *>(bytes), length, nullptr, 0},
+                    completion);
+    }
 
     void deliver(int source, const void *packet, size_t length) override;
     // Fails what is queued for the peer, refuses new sends to it and tells
@@ -67,6 +83,8 @@ private:
         std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
         const uint8_t *data = nullptr;  // the user's buffer, or owned.data()
         std::vector<uint8_t> owned;
+        std::shared_ptr<const dd::program> layout;  // set: pack from data
+        int64_t layout_count = 0;
         size_t total = 0;
         size_t offset = 0;              // bytes already handed to the transport
         bool fragmented = false;
@@ -116,6 +134,7 @@ private:
     std::vector<int> backlog_;  // peers with a non-empty queue
     std::deque<stored_message> self_queue_;
     std::vector<pending_completion> completions_;
+    std::vector<uint8_t> scratch_;                  // one packet's packed payload
     std::map<uint64_t, partial_message> partial_;  // key: source << 32 | message
     int depth_ = 0;                                  // inside handlers / callbacks
     std::string failure_;                            // first peer failure

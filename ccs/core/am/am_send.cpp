@@ -3,6 +3,7 @@
 // larger than the transport's packet.
 #include "am/am_engine.hpp"
 
+#include "copy_kernels.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"
 
@@ -21,11 +22,26 @@ void am_engine::set_route(int peer, transport *route) {
     p.sequenced = !route->ordered();
 }
 
+namespace {
+
+// The whole payload as contiguous bytes (packed if it has a layout).
+void copy_payload(const am_engine::payload_source &data, std::vector<uint8_t> &out) {
+    if (!data.layout) {
+        out.assign(data.data, data.data + data.length);
+        return;
+    }
+    out.resize(data.length);
+    dd::transfer<dd::direction::pack>(*data.layout, data.count, const_cast<uint8_t *>(data.data), 0,
+                                      out.data(), static_cast<int64_t>(data.length));
+}
+
+}  // namespace
+
 ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const uint64_t *args,
-                             size_t nargs, const void *payload, size_t length,
-                             const ccs_completion_t *completion) {
+                             size_t nargs, const payload_source &data, const ccs_completion_t *completion) {
     const bool has_completion = completion && completion->callback;
-    const auto *bytes = static_cast<const uint8_t *>(payload);
+    const uint8_t *bytes = data.data;
+    const size_t length = data.length;
 
     if (target == rank_) {
         // To self: delivered from the next ccs_progress, never inline, so a
@@ -35,7 +51,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         m.handler = handler;
         m.nargs = static_cast<uint8_t>(nargs);
         std::copy_n(args, nargs, m.args.begin());
-        m.payload.assign(bytes, bytes + length);
+        copy_payload(data, m.payload);
         self_queue_.push_back(std::move(m));
         ++stats_.sent;
         if (has_completion) completions_.push_back({*completion, CCS_OK});
@@ -58,6 +74,8 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     }
     o.data = bytes;
     o.total = length;
+    o.layout = data.layout;
+    o.layout_count = data.count;
     o.has_completion = has_completion;
     if (has_completion) o.completion = *completion;
     o.fragmented = sizeof(wire::header) + nargs * sizeof(uint64_t) + length > p.max_packet;
@@ -89,8 +107,9 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     // The transport has no room: queue. Without a completion the caller may
     // reuse the buffer at once, so copy; a small message is copied anyway.
     if (!has_completion || !o.fragmented) {
-        o.owned.assign(bytes, bytes + length);
+        copy_payload(data, o.owned);
         o.data = o.owned.data();
+        o.layout = nullptr;
         stats_.queue_bytes += o.owned.size();
         stats_.queue_bytes_peak = std::max(stats_.queue_bytes_peak, stats_.queue_bytes);
     }
@@ -116,7 +135,14 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     std::memcpy(head, &h, sizeof h);
     std::memcpy(head + sizeof h, o.args.data(), args_bytes);
 
-    ccs_plugin_iov_v1_t iov[2] = {{head, head_bytes}, {o.data + o.offset, chunk}};
+    const uint8_t *bytes = o.data + o.offset;
+    if (o.layout) {  // this packet's share of a noncontiguous payload
+        if (scratch_.size() < chunk) scratch_.resize(p.max_packet);
+        dd::transfer<dd::direction::pack>(*o.layout, o.layout_count, const_cast<uint8_t *>(o.data),
+                                          static_cast<int64_t>(o.offset), scratch_.data(), static_cast<int64_t>(chunk));
+        bytes = scratch_.data();
+    }
+    ccs_plugin_iov_v1_t iov[2] = {{head, head_bytes}, {bytes, chunk}};
     const ccs_plugin_status_t st = p.route->send(target, iov, chunk ? 2 : 1);
     if (st == CCS_PLUGIN_OK) {
         o.offset += chunk;

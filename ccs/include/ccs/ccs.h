@@ -201,6 +201,18 @@ CCS_API ccs_status_t ccs_am_send(ccs_context_t context, int target,
                                  size_t payload_size,
                                  const ccs_completion_t *completion);
 
+/* The same with a noncontiguous payload: `count` elements of the committed
+ * datadesc `dd` at `base` (see ccs/datadesc.h). The handler still receives
+ * one contiguous buffer. Each packet's share is packed straight into the
+ * transport; without a completion, what must wait is packed into a copy. */
+typedef struct ccs_datadesc_s *ccs_datadesc_t;
+CCS_API ccs_status_t ccs_am_send_datadesc(ccs_context_t context, int target,
+                                          uint16_t handler_id,
+                                          const uint64_t *args, size_t nargs,
+                                          const void *base, int64_t count,
+                                          ccs_datadesc_t dd,
+                                          const ccs_completion_t *completion);
+
 /* ---------------------------------------------------------------- progress */
 
 /* Runs handlers and completion callbacks that are ready. Never blocks. When

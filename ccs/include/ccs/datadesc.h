@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-typedef struct ccs_datadesc_s *ccs_datadesc_t;
+/* ccs_datadesc_t is declared in ccs.h. */
 
 /* One byte: the base of every layout. Predefined, always committed. */
 CCS_API extern struct ccs_datadesc_s ccs_datadesc_byte_;
