@@ -8,6 +8,7 @@
 #include "walker.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <cstring>
 
 namespace ccs::dd {
@@ -41,6 +42,51 @@ inline void copy_pieces(uint8_t *mem, uint8_t *stream, int64_t len, int64_t coun
     }
 }
 
+// Copies len <= 32 bytes with two possibly overlapping moves of a fixed
+// width, both inside [0, len): no call and at most three branches.
+inline void copy_small(uint8_t *to, const uint8_t *from, int64_t len) {
+    auto two = [&](auto width) {
+        constexpr auto w = static_cast<int64_t>(decltype(width)::value);
+        uint8_t a[w], b[w];
+        std::memcpy(a, from, w);
+        std::memcpy(b, from + len - w, w);
+        std::memcpy(to, a, w);
+        std::memcpy(to + len - w, b, w);
+    };
+    if (len >= 16) return two(std::integral_constant<int, 16>{});
+    if (len >= 8) return two(std::integral_constant<int, 8>{});
+    if (len >= 4) return two(std::integral_constant<int, 4>{});
+    for (int64_t i = 0; i < len; ++i) to[i] = from[i];
+}
+
+template <direction D>
+inline void copy_one(uint8_t *mem, uint8_t *stream, int64_t len) {
+    uint8_t *to = D == direction::pack ? stream : mem;
+    const uint8_t *from = D == direction::pack ? mem : stream;
+    if (len <= 32) copy_small(to, from, len);
+    else std::memcpy(to, from, static_cast<size_t>(len));
+}
+
+// Iterations of a body of copies, stopping exactly where the budget ends.
+// Returns bytes moved.
+template <direction D>
+inline int64_t copy_flat_loop(uint8_t *mem, uint8_t *stream, const run &r, int64_t budget) {
+    int64_t left = budget;
+    for (int64_t i = 0; i < r.count; ++i, mem += r.stride) {
+        for (uint32_t k = 0; k < r.body_ops; ++k) {
+            const op &c = r.body[k];
+            if (c.len > left) {
+                copy_one<D>(mem + c.disp, stream, left);
+                return budget;
+            }
+            copy_one<D>(mem + c.disp, stream, c.len);
+            stream += c.len;
+            left -= c.len;
+        }
+    }
+    return budget - left;
+}
+
 // Moves up to `budget` bytes of the stream from `offset` on; returns bytes moved.
 template <direction D>
 int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream, int64_t budget) {
@@ -50,6 +96,12 @@ int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset,
     run r;
     while (left > 0 && w.next(r)) {
         uint8_t *mem = base + r.mem;
+        if (r.body) {
+            const int64_t n = copy_flat_loop<D>(mem, stream, r, left);
+            stream += n;
+            left -= n;
+            continue;
+        }
         if (r.count == 1 || r.stride == r.len) {  // one contiguous piece
             const int64_t n = std::min(left, r.len * r.count);
             if constexpr (D == direction::pack) std::memcpy(stream, mem, static_cast<size_t>(n));

@@ -18,26 +18,41 @@ void shift(fragment &f, int64_t by) {
     for (uint32_t i : top_level(f)) f[i].disp += by;
 }
 
-// Appends b to a, merging a trailing copy with a leading adjacent copy.
-void append(fragment &a, fragment b) {
-    if (b.empty()) return;
-    if (!a.empty()) {
-        const std::vector<uint32_t> tops = top_level(a);
-        op &last = a[tops.back()];
-        const op &first = b[0];
-        if (!last.loop && !first.loop && last.disp + last.len == first.disp) {
-            last.len += first.len;
-            last.bytes = last.len;
-            b.erase(b.begin());
-            for (auto &o : b) o.end -= 1;
+// Index of the last top-level op of a non-empty fragment.
+uint32_t last_top_level(const fragment &f) {
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < f.size(); i = f[i].end) last = i;
+    return last;
+}
+
+// A fragment growing by appends; remembers where its last top-level op is,
+// so appending n blocks costs O(n), not O(n^2).
+struct fragment_builder {
+    fragment ops;
+    uint32_t last_top = 0;
+
+    // Appends b, merging a trailing copy with a leading adjacent copy.
+    void append(fragment b) {
+        if (b.empty()) return;
+        if (!ops.empty()) {
+            op &last = ops[last_top];
+            const op &first = b[0];
+            if (!last.loop && !first.loop && last.disp + last.len == first.disp) {
+                last.len += first.len;
+                last.bytes = last.len;
+                b.erase(b.begin());
+                for (auto &o : b) o.end -= 1;
+                if (b.empty()) return;
+            }
+        }
+        const auto offset = static_cast<uint32_t>(ops.size());
+        last_top = offset + last_top_level(b);
+        for (auto &o : b) {
+            o.end += offset;
+            ops.push_back(o);
         }
     }
-    const auto offset = static_cast<uint32_t>(a.size());
-    for (auto &o : b) {
-        o.end += offset;
-        a.push_back(o);
-    }
-}
+};
 
 // `count` repetitions of `body` (whose data is `bytes` per repetition),
 // `stride` bytes apart, the first at `disp`.
@@ -94,10 +109,10 @@ fragment build(const node &n) {
         return repeat(std::move(one), n.count, n.stride, n.blocklength * n.child->size, 0);
     }
     case node::kind::blocks: {
-        fragment out;
+        fragment_builder out;
         for (const auto &b : n.blocks)
-            append(out, repeat(build(*b.child), b.blocklength, b.child->extent(), b.child->size, b.displacement));
-        return out;
+            out.append(repeat(build(*b.child), b.blocklength, b.child->extent(), b.child->size, b.displacement));
+        return std::move(out.ops);
     }
     }
     return {};

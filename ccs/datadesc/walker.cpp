@@ -4,9 +4,16 @@ namespace ccs::dd {
 
 walker::walker(const program &p, int64_t count) : p_(p), elements_(count) {}
 
+bool walker::flat_body(uint32_t first, uint32_t end) const {
+    for (uint32_t k = first; k < end; ++k)
+        if (p_.ops[k].loop) return false;
+    return true;
+}
+
 void walker::push(uint32_t i, int64_t base, int64_t iter) {
     const op &o = p_.ops[i];
-    stack_.push_back({i + 1, o.end, o.count, o.stride, base + o.disp, iter, i + 1, simple_loop(p_.ops, i)});
+    stack_.push_back({i + 1, o.end, o.count, o.stride, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
+                      flat_body(i + 1, o.end)});
 }
 
 void walker::seek(int64_t offset) {
@@ -16,7 +23,7 @@ void walker::seek(int64_t offset) {
     // The elements themselves are the outermost loop.
     const int64_t element = p_.size ? offset / p_.size : 0;
     int64_t off = p_.size ? offset % p_.size : 0;
-    stack_.push_back({0, n, elements_, p_.extent, 0, element, 0, n == 1 && !p_.ops[0].loop});
+    stack_.push_back({0, n, elements_, p_.extent, 0, element, 0, n == 1 && !p_.ops[0].loop, flat_body(0, n)});
     for (;;) {
         level &l = stack_.back();
         const op &o = p_.ops[l.pos];
@@ -52,11 +59,17 @@ bool walker::next(run &out) {
         }
         const op &o = p_.ops[l.pos];
         const int64_t base = l.base + l.iter * l.stride;
-        if (l.simple && l.pos == l.first && skip_ == 0) {
-            // The rest of a simple loop in one run.
-            out = {base + o.disp, o.len, l.count - l.iter, l.stride};
-            stack_.pop_back();
-            return true;
+        if (l.pos == l.first && skip_ == 0) {
+            if (l.simple) {  // the rest of a simple loop in one run
+                out = {base + o.disp, o.len, l.count - l.iter, l.stride};
+                stack_.pop_back();
+                return true;
+            }
+            if (l.flat) {  // the rest of a loop of copies in one run
+                out = {base, 0, l.count - l.iter, l.stride, &p_.ops[l.first], l.end - l.first};
+                stack_.pop_back();
+                return true;
+            }
         }
         if (!o.loop) {
             out = {base + o.disp + skip_, o.len - skip_, 1, 0};

@@ -10,11 +10,16 @@
 
 namespace ccs::dd {
 
+// A run is either `count` pieces of `len` bytes, `stride` apart (body ==
+// nullptr), or `count` iterations, `stride` apart, of a body of copies
+// body[0..body_ops) (a loop with only copies inside, done whole).
 struct run {
     int64_t mem;
     int64_t len;
     int64_t count;
     int64_t stride;
+    const op *body = nullptr;
+    uint32_t body_ops = 0;
 };
 
 class walker {
@@ -32,7 +37,9 @@ private:
         int64_t iter;
         uint32_t pos;         // next body op
         bool simple;          // body is a single copy
+        bool flat;            // body is copies only
     };
+    bool flat_body(uint32_t first, uint32_t end) const;
     void push(uint32_t loop_index, int64_t base, int64_t iter);
 
     const program &p_;

@@ -1,0 +1,251 @@
+// Datadesc pack/unpack throughput per shape, against (a) a hand-written loop
+// for that shape and (b) MPICH's MPI_Pack/MPI_Unpack, in the same run.
+//   build/bin/ccs_perf_datadesc [--benchmark_filter=...]
+// Names: <shape>/<pack|unpack>/<ccs|hand|mpich>; bytes_per_second counts
+// packed bytes.
+#include <ccs/datadesc.h>
+
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int64_t n3 = 256;  // the 256^3 array of doubles
+
+struct shape {
+    std::string name;
+    int64_t memory_bytes;  // source/destination span
+    ccs_datadesc_t ccs = nullptr;
+    MPI_Datatype mpi = MPI_DATATYPE_NULL;
+    std::function<void(const uint8_t *mem, uint8_t *packed)> hand_pack;
+    std::function<void(const uint8_t *packed, uint8_t *mem)> hand_unpack;
+    int64_t packed_bytes = 0;
+};
+
+std::vector<uint8_t> &memory() {
+    static std::vector<uint8_t> m(static_cast<size_t>(n3 * n3 * n3 * 8) + 4096, 1);
+    return m;
+}
+std::vector<uint8_t> &packed_buffer() {
+    static std::vector<uint8_t> p(static_cast<size_t>(n3 * n3 * n3 * 8), 2);
+    return p;
+}
+
+void finish(shape &s) {
+    ccs_datadesc_commit(s.ccs);
+    MPI_Type_commit(&s.mpi);
+    ccs_datadesc_size(s.ccs, &s.packed_bytes);
+}
+
+shape vector_8_16() {
+    shape s;
+    const int64_t n = 1 << 20;
+    s.name = "vector8_stride16";
+    s.memory_bytes = n * 16;
+    ccs_datadesc_vector(n, 8, 16, CCS_BYTE, &s.ccs);
+    MPI_Type_vector(static_cast<int>(n), 8, 16, MPI_BYTE, &s.mpi);
+    s.hand_pack = [n](const uint8_t *m, uint8_t *p) {
+        for (int64_t i = 0; i < n; ++i) std::memcpy(p + 8 * i, m + 16 * i, 8);
+    };
+    s.hand_unpack = [n](const uint8_t *p, uint8_t *m) {
+        for (int64_t i = 0; i < n; ++i) std::memcpy(m + 16 * i, p + 8 * i, 8);
+    };
+    finish(s);
+    return s;
+}
+
+// Face `axis` of the 256^3 array of doubles (C order), at index 7.
+shape face(int axis) {
+    shape s;
+    s.name = std::string("face3d_") + "xyz"[axis];
+    s.memory_bytes = n3 * n3 * n3 * 8;
+    const int64_t sizes[] = {n3, n3, n3 * 8};  // last dimension in bytes
+    int64_t sub[] = {n3, n3, n3 * 8}, starts[] = {0, 0, 0};
+    sub[axis] = axis == 2 ? 8 : 1;
+    starts[axis] = axis == 2 ? 56 : 7;
+    ccs_datadesc_subarray(3, sizes, sub, starts, CCS_ORDER_C, CCS_BYTE, &s.ccs);
+    int isizes[] = {n3, n3, n3 * 8}, isub[] = {static_cast<int>(sub[0]), static_cast<int>(sub[1]), static_cast<int>(sub[2])},
+        istarts[] = {static_cast<int>(starts[0]), static_cast<int>(starts[1]), static_cast<int>(starts[2])};
+    MPI_Type_create_subarray(3, isizes, isub, istarts, MPI_ORDER_C, MPI_BYTE, &s.mpi);
+    const int64_t row = n3 * 8, plane = n3 * row;
+    s.hand_pack = [=](const uint8_t *m, uint8_t *p) {
+        for (int64_t i = starts[0]; i < starts[0] + sub[0]; ++i)
+            for (int64_t j = starts[1]; j < starts[1] + sub[1]; ++j, p += sub[2])
+                std::memcpy(p, m + i * plane + j * row + starts[2], static_cast<size_t>(sub[2]));
+    };
+    s.hand_unpack = [=](const uint8_t *p, uint8_t *m) {
+        for (int64_t i = starts[0]; i < starts[0] + sub[0]; ++i)
+            for (int64_t j = starts[1]; j < starts[1] + sub[1]; ++j, p += sub[2])
+                std::memcpy(m + i * plane + j * row + starts[2], p, static_cast<size_t>(sub[2]));
+    };
+    finish(s);
+    return s;
+}
+
+// Column of a 4096 x 4096 array of doubles: a 2-D face.
+shape column_2d() {
+    shape s;
+    const int64_t n = 4096;
+    s.name = "face2d_column";
+    s.memory_bytes = n * n * 8;
+    const int64_t sizes[] = {n, n * 8}, sub[] = {n, 8}, starts[] = {0, 800};
+    ccs_datadesc_subarray(2, sizes, sub, starts, CCS_ORDER_C, CCS_BYTE, &s.ccs);
+    int isizes[] = {static_cast<int>(n), static_cast<int>(n * 8)}, isub[] = {static_cast<int>(n), 8}, istarts[] = {0, 800};
+    MPI_Type_create_subarray(2, isizes, isub, istarts, MPI_ORDER_C, MPI_BYTE, &s.mpi);
+    s.hand_pack = [n](const uint8_t *m, uint8_t *p) {
+        for (int64_t i = 0; i < n; ++i) std::memcpy(p + 8 * i, m + i * n * 8 + 800, 8);
+    };
+    s.hand_unpack = [n](const uint8_t *p, uint8_t *m) {
+        for (int64_t i = 0; i < n; ++i) std::memcpy(m + i * n * 8 + 800, p + 8 * i, 8);
+    };
+    finish(s);
+    return s;
+}
+
+shape indexed_random(int64_t min_len, int64_t max_len, const char *name) {
+    shape s;
+    s.name = name;
+    std::mt19937_64 rng(5);
+    const int64_t blocks = (64 << 20) / (max_len + min_len);
+    auto bl = std::make_shared<std::vector<int64_t>>(), disp = std::make_shared<std::vector<int64_t>>();
+    int64_t at = 0;
+    for (int64_t i = 0; i < blocks; ++i) {
+        bl->push_back(min_len + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_len - min_len + 1)));
+        disp->push_back(at);
+        at += bl->back() + 8 + static_cast<int64_t>(rng() % 64);
+    }
+    s.memory_bytes = at;
+    ccs_datadesc_hindexed(blocks, bl->data(), disp->data(), CCS_BYTE, &s.ccs);
+    std::vector<int> ibl(bl->begin(), bl->end());
+    std::vector<MPI_Aint> adisp(disp->begin(), disp->end());
+    MPI_Type_create_hindexed(static_cast<int>(blocks), ibl.data(), adisp.data(), MPI_BYTE, &s.mpi);
+    s.hand_pack = [bl, disp](const uint8_t *m, uint8_t *p) {
+        for (size_t i = 0; i < bl->size(); ++i) {
+            std::memcpy(p, m + (*disp)[i], static_cast<size_t>((*bl)[i]));
+            p += (*bl)[i];
+        }
+    };
+    s.hand_unpack = [bl, disp](const uint8_t *p, uint8_t *m) {
+        for (size_t i = 0; i < bl->size(); ++i) {
+            std::memcpy(m + (*disp)[i], p, static_cast<size_t>((*bl)[i]));
+            p += (*bl)[i];
+        }
+    };
+    finish(s);
+    return s;
+}
+
+// An array of C structs {double; int; char[3]; double[2]} (packed without
+// padding in the stream), 1M elements of 40 bytes.
+shape struct_mixed() {
+    shape s;
+    const int64_t n = 1 << 20, ext = 40;
+    s.name = "struct_mixed";
+    s.memory_bytes = n * ext;
+    const int64_t bl[] = {8, 4, 3, 16}, disp[] = {0, 8, 12, 24};
+    const ccs_datadesc_t types[] = {CCS_BYTE, CCS_BYTE, CCS_BYTE, CCS_BYTE};
+    ccs_datadesc_t one = nullptr, sized = nullptr;
+    ccs_datadesc_struct(4, bl, disp, types, &one);
+    ccs_datadesc_resized(one, 0, ext, &sized);
+    ccs_datadesc_contiguous(n, sized, &s.ccs);
+    ccs_datadesc_free(&one);
+    ccs_datadesc_free(&sized);
+    int ibl[] = {8, 4, 3, 16};
+    MPI_Aint adisp[] = {0, 8, 12, 24};
+    MPI_Datatype mtypes[] = {MPI_BYTE, MPI_BYTE, MPI_BYTE, MPI_BYTE}, mone, msized;
+    MPI_Type_create_struct(4, ibl, adisp, mtypes, &mone);
+    MPI_Type_create_resized(mone, 0, ext, &msized);
+    MPI_Type_contiguous(static_cast<int>(n), msized, &s.mpi);
+    MPI_Type_free(&mone);
+    MPI_Type_free(&msized);
+    s.hand_pack = [n](const uint8_t *m, uint8_t *p) {
+        for (int64_t i = 0; i < n; ++i, m += 40, p += 31) {
+            std::memcpy(p, m, 8);
+            std::memcpy(p + 8, m + 8, 4);
+            std::memcpy(p + 12, m + 12, 3);
+            std::memcpy(p + 15, m + 24, 16);
+        }
+    };
+    s.hand_unpack = [n](const uint8_t *p, uint8_t *m) {
+        for (int64_t i = 0; i < n; ++i, m += 40, p += 31) {
+            std::memcpy(m, p, 8);
+            std::memcpy(m + 8, p + 8, 4);
+            std::memcpy(m + 12, p + 12, 3);
+            std::memcpy(m + 24, p + 15, 16);
+        }
+    };
+    finish(s);
+    return s;
+}
+
+enum class impl { ccs, hand, mpich };
+
+void run(benchmark::State &state, const shape &s, bool pack, impl which) {
+    uint8_t *mem = memory().data();
+    uint8_t *packed = packed_buffer().data();
+    for (auto _ : state) {
+        switch (which) {
+        case impl::ccs: {
+            int64_t done = 0;
+            if (pack) ccs_datadesc_pack(mem, 1, s.ccs, 0, packed, s.packed_bytes, &done);
+            else ccs_datadesc_unpack(packed, s.packed_bytes, mem, 1, s.ccs, 0, &done);
+            break;
+        }
+        case impl::hand:
+            if (pack) s.hand_pack(mem, packed);
+            else s.hand_unpack(packed, mem);
+            break;
+        case impl::mpich: {
+            int position = 0;
+            if (pack) MPI_Pack(mem, 1, s.mpi, packed, static_cast<int>(s.packed_bytes), &position, MPI_COMM_SELF);
+            else MPI_Unpack(packed, static_cast<int>(s.packed_bytes), &position, mem, 1, s.mpi, MPI_COMM_SELF);
+            break;
+        }
+        }
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * s.packed_bytes);
+}
+
+void memcpy_reference(benchmark::State &state) {
+    const auto n = static_cast<size_t>(64 << 20);
+    for (auto _ : state) {
+        std::memcpy(packed_buffer().data(), memory().data(), n);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    MPI_Init(nullptr, nullptr);
+    memory();  // allocate and touch the buffers before anything is timed
+    packed_buffer();
+    static std::vector<shape> shapes;
+    shapes.push_back(vector_8_16());
+    for (int axis = 0; axis < 3; ++axis) shapes.push_back(face(axis));
+    shapes.push_back(column_2d());
+    shapes.push_back(indexed_random(1, 64, "indexed_random_1_64"));
+    shapes.push_back(indexed_random(4096, 16384, "indexed_random_4k_16k"));
+    shapes.push_back(struct_mixed());
+    benchmark::RegisterBenchmark("memcpy_64MiB", memcpy_reference)->UseRealTime();
+    for (const auto &s : shapes)
+        for (bool pack : {true, false})
+            for (auto [which, label] : {std::pair{impl::ccs, "ccs"}, std::pair{impl::hand, "hand"}, std::pair{impl::mpich, "mpich"}})
+                benchmark::RegisterBenchmark((s.name + (pack ? "/pack/" : "/unpack/") + label).c_str(),
+                                             [&s, pack, which = which](benchmark::State &st) { run(st, s, pack, which); })
+                    ->UseRealTime();
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    MPI_Finalize();
+    return 0;
+}
