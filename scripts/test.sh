@@ -3,7 +3,8 @@
 #   1. RelWithDebInfo, warnings as errors: every test (unit, conformance for
 #      every plugin at 2/4/8 processes, launchers, install);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer: every test again;
-#   3. ThreadSanitizer: the tests that use threads (unit tests).
+#   3. ThreadSanitizer: the tests that use threads (unit tests);
+#   4. clang + libFuzzer + ASan/UBSan: the datadesc fuzzer for 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
@@ -24,3 +25,11 @@ run build-ci/release -- -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run build-ci/asan-ubsan -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=address,undefined
 TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.' -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=thread
+
+echo "=== build-ci/fuzz: configure, build and run the datadesc fuzzer (clang)"
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz -DCMAKE_BUILD_TYPE=Debug -DCCS_BUILD_FUZZERS=ON \
+  -DCCS_BUILD_PERF=OFF -DCCS_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
+  > build-ci/fuzz.configure.log 2>&1 || { cat build-ci/fuzz.configure.log; exit 1; }
+cmake --build build-ci/fuzz -j"$jobs" --target fuzz_datadesc > build-ci/fuzz.build.log 2>&1 ||
+  { tail -n 80 build-ci/fuzz.build.log; exit 1; }
+(cd build-ci/fuzz && ctest --output-on-failure -R '^fuzz\.')
