@@ -68,22 +68,26 @@ inline void copy_one(uint8_t *mem, uint8_t *stream, int64_t len) {
 }
 
 // Iterations of a body of copies, stopping exactly where the budget ends.
-// Returns bytes moved.
+// Whole iterations that fit run without a budget check per copy; only the
+// last, partial one checks. Returns bytes moved.
 template <direction D>
 inline int64_t copy_flat_loop(uint8_t *mem, uint8_t *stream, const run &r, int64_t budget) {
-    int64_t left = budget;
-    for (int64_t i = 0; i < r.count; ++i, mem += r.stride) {
+    int64_t per_iteration = 0;
+    for (uint32_t k = 0; k < r.body_ops; ++k) per_iteration += r.body[k].len;
+    const int64_t whole = std::min(r.count, per_iteration ? budget / per_iteration : r.count);
+    for (int64_t i = 0; i < whole; ++i, mem += r.stride)
         for (uint32_t k = 0; k < r.body_ops; ++k) {
-            const op &c = r.body[k];
-            if (c.len > left) {
-                copy_one<D>(mem + c.disp, stream, left);
-                return budget;
-            }
-            copy_one<D>(mem + c.disp, stream, c.len);
-            stream += c.len;
-            left -= c.len;
+            copy_one<D>(mem + r.body[k].disp, stream, r.body[k].len);
+            stream += r.body[k].len;
         }
-    }
+    int64_t left = budget - whole * per_iteration;
+    if (whole < r.count)
+        for (uint32_t k = 0; k < r.body_ops && left > 0; ++k) {
+            const int64_t n = std::min(left, r.body[k].len);
+            copy_one<D>(mem + r.body[k].disp, stream, n);
+            stream += n;
+            left -= n;
+        }
     return budget - left;
 }
 
