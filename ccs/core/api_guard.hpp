@@ -1,27 +1,12 @@
-// Shared checks for the C entry points: no C++ exception may leave the
-// library, and every call needs a running runtime.
+// Shared checks for the C entry points: every call needs a running runtime,
+// and blocking calls must not run inside handlers.
 #pragma once
 
 #include "runtime.hpp"
 #include "util/error.hpp"
-
-#include <new>
-#include <stdexcept>
+#include "util/guarded.hpp"
 
 namespace ccs {
-
-template <typename Body>
-ccs_status_t guarded(Body body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return fail(CCS_ERR_NO_MEMORY, "out of memory");
-    } catch (const std::exception &e) {
-        return fail(CCS_ERR_INTERNAL, std::string("internal error: ") + e.what());
-    } catch (...) {
-        return fail(CCS_ERR_INTERNAL, "internal error: unknown exception");
-    }
-}
 
 // The running runtime, or null with `status` set to the reason.
 inline runtime *running(ccs_status_t &status, const char *call) {

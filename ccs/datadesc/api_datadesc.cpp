@@ -6,6 +6,7 @@
 #include "walker.hpp"
 
 #include "util/error.hpp"
+#include "util/guarded.hpp"
 
 #include <ccs/datadesc.h>
 
@@ -36,17 +37,6 @@ std::shared_ptr<const program> compile_or_null(const node_ptr &n) {
 ccs_datadesc_s ccs_datadesc_byte_{live_magic, byte_node(), compile_or_null(byte_node())};
 
 namespace {
-
-template <typename Body>
-ccs_status_t guarded(Body body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return fail(CCS_ERR_NO_MEMORY, "datadesc: out of memory");
-    } catch (const std::exception &e) {
-        return fail(CCS_ERR_INTERNAL, std::string("datadesc: internal error: ") + e.what());
-    }
-}
 
 ccs_status_t check(ccs_datadesc_t dd, const char *call, bool need_commit = false) {
     if (!dd) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": datadesc is NULL");
