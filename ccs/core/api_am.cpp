@@ -8,7 +8,6 @@ namespace {
 
 constexpr uint64_t max_message_bytes = 1ull << 40;  // the receiver's bound too
 
-
 // Checks shared by the send calls; on success sets rt and ctx.
 ccs_status_t check_send(const char *call, ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
                         size_t nargs, runtime *&rt, context *&ctx) {
@@ -72,9 +71,7 @@ ccs_status_t ccs_am_send_datadesc(ccs_context_t handle, int target, uint16_t han
         context *ctx = nullptr;
         ccs_status_t st = check_send(call, handle, target, handler_id, args, nargs, rt, ctx);
         if (st != CCS_OK) return st;
-        if (!dd || dd->magic != ccs_datadesc_s::live_magic)
-            return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: dd is NULL or not a live datadesc");
-        if (!dd->compiled) return fail(CCS_ERR_NOT_COMMITTED, "ccs_am_send_datadesc: dd is not committed");
+        if ((st = dd::check_handle(dd, call, true)) != CCS_OK) return st;
         if (count < 0) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: count is negative");
         const dd::program &layout = *dd->compiled;
         int64_t total = 0;
@@ -84,7 +81,7 @@ ccs_status_t ccs_am_send_datadesc(ccs_context_t handle, int target, uint16_t han
         const auto *bytes = static_cast<const uint8_t *>(base);
         am_engine::payload_source data{bytes, static_cast<size_t>(total), dd->compiled, count};
         // One contiguous run: send it as plain bytes, no packing.
-        if (total == 0 || (layout.ops.size() == 1 && !layout.ops[0].loop && (count == 1 || layout.extent == layout.size)))
+        if (total == 0 || layout.contiguous(count))
             data = {total ? bytes + layout.ops[0].disp : nullptr, static_cast<size_t>(total), nullptr, 0};
         st = rt->am().send(*ctx, target, handler_id, args, nargs, data, completion);
         if (st == CCS_OK) wait_for_queue_room(*rt);

@@ -24,6 +24,15 @@ namespace {
 constexpr uint64_t live_magic = ccs_datadesc_s::live_magic;
 }
 
+ccs_status_t ccs::dd::check_handle(ccs_datadesc_t dd, const char *call, bool need_commit) {
+    if (!dd) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": datadesc is NULL");
+    if (dd->magic != live_magic)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": not a live datadesc (freed?)");
+    if (need_commit && !dd->compiled)
+        return fail(CCS_ERR_NOT_COMMITTED, std::string(call) + ": datadesc is not committed");
+    return CCS_OK;
+}
+
 namespace {
 
 std::shared_ptr<const program> compile_or_null(const node_ptr &n) {
@@ -39,12 +48,7 @@ ccs_datadesc_s ccs_datadesc_byte_{live_magic, byte_node(), compile_or_null(byte_
 namespace {
 
 ccs_status_t check(ccs_datadesc_t dd, const char *call, bool need_commit = false) {
-    if (!dd) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": datadesc is NULL");
-    if (dd->magic != live_magic)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": not a live datadesc (freed?)");
-    if (need_commit && !dd->compiled)
-        return fail(CCS_ERR_NOT_COMMITTED, std::string(call) + ": datadesc is not committed");
-    return CCS_OK;
+    return check_handle(dd, call, need_commit);
 }
 
 ccs_status_t check_count(int64_t v, const char *call, const char *what) {
@@ -324,9 +328,7 @@ ccs_status_t ccs_datadesc_is_contiguous(ccs_datadesc_t dd, int64_t count, int *f
     ccs_status_t st = check(dd, "ccs_datadesc_is_contiguous", true);
     if (st != CCS_OK || (st = check_count(count, "ccs_datadesc_is_contiguous", "count")) != CCS_OK) return st;
     if (!flag) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_is_contiguous: flag is NULL");
-    const program &p = *dd->compiled;
-    const bool one_run = p.size == 0 || (p.ops.size() == 1 && !p.ops[0].loop);
-    *flag = one_run && (count <= 1 || p.size == 0 || p.extent == p.size);
+    *flag = dd->compiled->contiguous(count);
     return CCS_OK;
 }
 

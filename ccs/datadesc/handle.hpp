@@ -14,3 +14,9 @@ struct ccs_datadesc_s {
     ccs::dd::node_ptr root;
     std::shared_ptr<const ccs::dd::program> compiled;  // set by commit
 };
+
+namespace ccs::dd {
+// The checks every call taking a datadesc makes: not NULL, live, and
+// committed if asked. Names `call` in the error.
+ccs_status_t check_handle(ccs_datadesc_t dd, const char *call, bool need_commit);
+}  // namespace ccs::dd

@@ -29,6 +29,13 @@ struct program {
     int64_t size = 0;    // data bytes of one element
     int64_t extent = 0;  // element-to-element distance
     int64_t blocks = 0;  // contiguous blocks of one element after merging
+
+    // Whether `count` elements form one contiguous run (which then starts at
+    // ops[0].disp, or is empty).
+    bool contiguous(int64_t count) const {
+        if (size == 0) return true;
+        return ops.size() == 1 && !ops[0].loop && (count <= 1 || extent == size);
+    }
 };
 
 ccs_status_t compile(const node &root, program &out);

@@ -222,10 +222,6 @@ int am_engine::run_completions() {
     return static_cast<int>(batch.size());
 }
 
-}  // namespace ccs
-
-namespace ccs {
-
 void am_engine::peer_failed(int peer, const std::string &reason) {
     if (peer < 0 || static_cast<size_t>(peer) >= peers_.size()) return;
     peer_state &p = peers_[static_cast<size_t>(peer)];
