@@ -415,17 +415,23 @@ ccs_status_t ccs_datadesc_iov_walk(const void *base, int64_t count, ccs_datadesc
         run r;
         bool room = true;
         while (room && left > 0 && w.next(r)) {
+            if (r.inner_count) {  // pieces that are strided runs themselves
+                for (int64_t i = 0; room && i < r.count && left > 0; ++i)
+                    for (int64_t j = 0; room && j < r.inner_count && left > 0; ++j)
+                        room = emit(mem + r.mem + r.at(i) + j * r.inner_stride, r.len);
+                continue;
+            }
             if (r.body) {  // iterations of a body of copies
                 for (int64_t i = 0; room && i < r.count && left > 0; ++i)
                     for (uint32_t k = 0; room && k < r.body_ops && left > 0; ++k)
-                        room = emit(mem + r.mem + i * r.stride + r.body[k].disp, r.body[k].len);
+                        room = emit(mem + r.mem + r.at(i) + r.body[k].disp, r.body[k].len);
                 continue;
             }
-            if (r.count == 1 || r.stride == r.len) {
+            if (!r.offsets && (r.count == 1 || r.stride == r.len)) {
                 room = emit(mem + r.mem, r.len * r.count);
                 continue;
             }
-            for (int64_t i = 0; room && i < r.count && left > 0; ++i) room = emit(mem + r.mem + i * r.stride, r.len);
+            for (int64_t i = 0; room && i < r.count && left > 0; ++i) room = emit(mem + r.mem + r.at(i), r.len);
         }
     }
     *entries = n;

@@ -72,7 +72,8 @@ fragment repeat(fragment body, int64_t count, int64_t stride, int64_t bytes, int
         return {c};
     }
     // A loop over an evenly stepping simple loop: one loop.
-    if (single && simple_loop(body, 0) && body[0].disp == 0 && body[0].count * body[0].stride == stride) {
+    if (single && simple_loop(body, 0) && body[0].table < 0 && body[0].disp == 0 &&
+        body[0].count * body[0].stride == stride) {
         fragment fused = body;
         fused[0].disp = disp;
         fused[0].count *= count;
@@ -94,7 +95,67 @@ fragment repeat(fragment body, int64_t count, int64_t stride, int64_t bytes, int
     return out;
 }
 
-fragment build(const node &n) {
+fragment build(const node &n, std::vector<int64_t> &tables);
+
+// Blocks of one child and one blocklength at listed displacements: a loop
+// (evenly spaced) or a table loop (irregular). Returns false to leave the
+// blocks to the general path, which merges adjacent copies: when the
+// blocks differ, are few, or mostly touch.
+bool uniform_blocks(const node &n, std::vector<int64_t> &tables, fragment &out) {
+    const auto &blocks = n.blocks;
+    if (blocks.size() < 4) return false;
+    const block &first = blocks[0];
+    for (const auto &b : blocks)
+        if (b.child != first.child || b.blocklength != first.blocklength) return false;
+    const node &child = *first.child;
+    std::vector<int64_t> relative(blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i)
+        if (__builtin_sub_overflow(blocks[i].displacement, first.displacement, &relative[i])) return false;
+    const size_t mark = tables.size();  // tables the body adds, dropped if we decline
+    fragment body = repeat(build(child, tables), first.blocklength, child.extent(), child.size, 0);
+    if (body.empty()) {
+        tables.resize(mark);
+        return false;
+    }
+    const int64_t bytes = first.blocklength * child.size;
+    // Gaps between consecutive blocks; INT64_MIN stands for "overflows".
+    auto gap = [&](size_t i) {
+        int64_t d = 0;
+        return __builtin_sub_overflow(relative[i], relative[i - 1], &d) ? INT64_MIN : d;
+    };
+    const int64_t step = relative[1];
+    bool even = true;
+    for (size_t i = 1; even && i < blocks.size(); ++i) even = gap(i) == step;
+    if (even) {
+        out = repeat(std::move(body), static_cast<int64_t>(blocks.size()), step, bytes, first.displacement);
+        return true;
+    }
+    if (body.size() == 1) {  // a single copy: touching blocks are better merged
+        size_t touching = 0;
+        for (size_t i = 1; i < blocks.size(); ++i)
+            touching += gap(i) == body[0].len;
+        if (touching * 4 > blocks.size()) {
+            tables.resize(mark);
+            return false;
+        }
+    }
+    op loop;
+    loop.loop = true;
+    loop.disp = first.displacement;
+    loop.count = static_cast<int64_t>(blocks.size());
+    loop.bytes = bytes;
+    loop.table = static_cast<int64_t>(tables.size());
+    loop.end = static_cast<uint32_t>(body.size() + 1);
+    tables.insert(tables.end(), relative.begin(), relative.end());
+    out.push_back(loop);
+    for (auto &o : body) {
+        o.end += 1;
+        out.push_back(o);
+    }
+    return true;
+}
+
+fragment build(const node &n, std::vector<int64_t> &tables) {
     switch (n.k) {
     case node::kind::byte: {
         op c;
@@ -103,15 +164,17 @@ fragment build(const node &n) {
         return {c};
     }
     case node::kind::resized:
-        return build(*n.child);  // only the extent differs: the parent's stride
+        return build(*n.child, tables);  // only the extent differs: the parent's stride
     case node::kind::strided: {
-        fragment one = repeat(build(*n.child), n.blocklength, n.child->extent(), n.child->size, 0);
+        fragment one = repeat(build(*n.child, tables), n.blocklength, n.child->extent(), n.child->size, 0);
         return repeat(std::move(one), n.count, n.stride, n.blocklength * n.child->size, 0);
     }
     case node::kind::blocks: {
+        fragment uniform;
+        if (uniform_blocks(n, tables, uniform)) return uniform;
         fragment_builder out;
         for (const auto &b : n.blocks)
-            out.append(repeat(build(*b.child), b.blocklength, b.child->extent(), b.child->size, b.displacement));
+            out.append(repeat(build(*b.child, tables), b.blocklength, b.child->extent(), b.child->size, b.displacement));
         return std::move(out.ops);
     }
     }
@@ -122,7 +185,7 @@ fragment build(const node &n) {
 
 ccs_status_t compile(const node &root, program &out) {
     out = program{};
-    out.ops = build(root);
+    out.ops = build(root, out.tables);
     out.size = root.size;
     out.extent = root.extent();
     // Blocks of one element: copies count once, simple loops per iteration.

@@ -2,7 +2,9 @@
 // nests. ops[i] is a copy or a loop; a loop's body is ops[i+1, end). The
 // compiler merges adjacent contiguous copies (also across levels), drops
 // single-iteration loops, folds loops whose body is contiguous into one
-// copy, and fuses nested loops that step evenly.
+// copy, and fuses nested loops that step evenly. Blocks of one shape at
+// irregular places (indexed_block and the like) become one loop whose
+// iterations sit at listed offsets (a table), not one op per block.
 #pragma once
 
 #include "node.hpp"
@@ -20,12 +22,14 @@ struct op {
     int64_t bytes = 0;   // data bytes of one iteration (copy: len)
     uint32_t end = 0;    // one past this op's body (copy: its own index + 1)
     bool loop = false;
+    int64_t table = -1;  // loop: iteration i at disp + tables[table + i] instead of i * stride
 
     int64_t total() const { return loop ? count * bytes : len; }
 };
 
 struct program {
     std::vector<op> ops;
+    std::vector<int64_t> tables;  // offsets of table loops, back to back
     int64_t size = 0;    // data bytes of one element
     int64_t extent = 0;  // element-to-element distance
     int64_t blocks = 0;  // contiguous blocks of one element after merging

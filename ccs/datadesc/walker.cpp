@@ -10,10 +10,15 @@ bool walker::flat_body(uint32_t first, uint32_t end) const {
     return true;
 }
 
+bool walker::nested_body(uint32_t first, uint32_t end) const {
+    return end == first + 2 && simple_loop(p_.ops, first) && p_.ops[first].table < 0;
+}
+
 void walker::push(uint32_t i, int64_t base, int64_t iter) {
     const op &o = p_.ops[i];
-    stack_.push_back({i + 1, o.end, o.count, o.stride, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
-                      flat_body(i + 1, o.end)});
+    const int64_t *offsets = o.table >= 0 ? p_.tables.data() + o.table : nullptr;
+    stack_.push_back({i + 1, o.end, o.count, o.stride, offsets, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
+                      flat_body(i + 1, o.end), nested_body(i + 1, o.end)});
 }
 
 void walker::seek(int64_t offset) {
@@ -23,7 +28,8 @@ void walker::seek(int64_t offset) {
     // The elements themselves are the outermost loop.
     const int64_t element = p_.size ? offset / p_.size : 0;
     int64_t off = p_.size ? offset % p_.size : 0;
-    stack_.push_back({0, n, elements_, p_.extent, 0, element, 0, n == 1 && !p_.ops[0].loop, flat_body(0, n)});
+    stack_.push_back({0, n, elements_, p_.extent, nullptr, 0, element, 0, n == 1 && !p_.ops[0].loop, flat_body(0, n),
+                      nested_body(0, n)});
     for (;;) {
         level &l = stack_.back();
         const op &o = p_.ops[l.pos];
@@ -39,7 +45,7 @@ void walker::seek(int64_t offset) {
         }
         const int64_t iter = off / o.bytes;
         off %= o.bytes;
-        const int64_t base = l.base + l.iter * l.stride;
+        const int64_t base = l.iteration_base();
         const uint32_t index = l.pos;
         l.pos = o.end;  // where the parent resumes after this loop
         push(index, base, iter);
@@ -58,18 +64,24 @@ bool walker::next(run &out) {
             continue;
         }
         const op &o = p_.ops[l.pos];
-        const int64_t base = l.base + l.iter * l.stride;
-        if (l.pos == l.first && skip_ == 0) {
-            if (l.simple) {  // the rest of a simple loop in one run
-                out = {base + o.disp, o.len, l.count - l.iter, l.stride};
-                stack_.pop_back();
-                return true;
+        const int64_t base = l.iteration_base();
+        if (l.pos == l.first && skip_ == 0 && (l.simple || l.flat || l.nested)) {
+            // The rest of a simple loop, a loop of copies or a loop over a
+            // simple loop, in one run. A table loop's offsets count from
+            // the loop's base.
+            const int64_t *offsets = l.offsets ? l.offsets + l.iter : nullptr;
+            const int64_t origin = offsets ? l.base : base;
+            if (l.simple) {
+                out = {origin + o.disp, o.len, l.count - l.iter, l.stride, nullptr, 0, offsets};
+            } else if (l.flat) {
+                out = {origin, 0, l.count - l.iter, l.stride, &p_.ops[l.first], l.end - l.first, offsets};
+            } else {
+                const op &piece = p_.ops[l.first + 1];
+                out = {origin + o.disp + piece.disp, piece.len, l.count - l.iter, l.stride, nullptr, 0, offsets,
+                       o.count, o.stride};
             }
-            if (l.flat) {  // the rest of a loop of copies in one run
-                out = {base, 0, l.count - l.iter, l.stride, &p_.ops[l.first], l.end - l.first};
-                stack_.pop_back();
-                return true;
-            }
+            stack_.pop_back();
+            return true;
         }
         if (!o.loop) {
             out = {base + o.disp + skip_, o.len - skip_, 1, 0};

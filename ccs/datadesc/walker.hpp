@@ -10,9 +10,10 @@
 
 namespace ccs::dd {
 
-// A run is either `count` pieces of `len` bytes, `stride` apart (body ==
-// nullptr), or `count` iterations, `stride` apart, of a body of copies
-// body[0..body_ops) (a loop with only copies inside, done whole).
+// A run is either `count` pieces of `len` bytes (body == nullptr), or
+// `count` iterations of a body of copies body[0..body_ops) (a loop with
+// only copies inside, done whole). Piece or iteration i starts at
+// mem + at(i): `stride` apart, or at listed `offsets` (a table loop).
 struct run {
     int64_t mem;
     int64_t len;
@@ -20,6 +21,13 @@ struct run {
     int64_t stride;
     const op *body = nullptr;
     uint32_t body_ops = 0;
+    const int64_t *offsets = nullptr;
+    // Nested run: each piece is itself inner_count pieces of `len` bytes,
+    // inner_stride apart (a loop over a simple loop), when inner_count > 0.
+    int64_t inner_count = 0;
+    int64_t inner_stride = 0;
+
+    int64_t at(int64_t i) const { return offsets ? offsets[i] : i * stride; }
 };
 
 class walker {
@@ -33,13 +41,18 @@ private:
     struct level {
         uint32_t first, end;  // body op range
         int64_t count, stride;
-        int64_t base;         // memory offset of iteration 0
+        const int64_t *offsets;  // table loop: iteration offsets, else nullptr
+        int64_t base;            // memory offset of iteration 0
         int64_t iter;
         uint32_t pos;         // next body op
         bool simple;          // body is a single copy
         bool flat;            // body is copies only
+        bool nested;          // body is one strided simple loop
+
+        int64_t iteration_base() const { return base + (offsets ? offsets[iter] : iter * stride); }
     };
     bool flat_body(uint32_t first, uint32_t end) const;
+    bool nested_body(uint32_t first, uint32_t end) const;
     void push(uint32_t loop_index, int64_t base, int64_t iter);
 
     const program &p_;

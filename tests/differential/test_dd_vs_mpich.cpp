@@ -100,12 +100,14 @@ std::unique_ptr<twin> build_node(rng_t &r, int depth) {
         break;
     }
     case 3: {
-        const int n = static_cast<int>(pick(r, 1, 3));
+        // Equal blocklengths and four or more blocks compile to table loops.
+        const int n = static_cast<int>(pick(r, 1, 6));
+        const int64_t same = pick(r, 0, 1) ? pick(r, 1, max_reps) : 0;
         std::vector<int64_t> bl, disp;
         std::vector<int> ibl;
         std::vector<MPI_Aint> adisp;
         for (int i = 0; i < n; ++i) {
-            bl.push_back(pick(r, 1, max_reps));
+            bl.push_back(same ? same : pick(r, 1, max_reps));
             disp.push_back(pick(r, 0, 40));
             ibl.push_back(static_cast<int>(bl.back()));
             adisp.push_back(disp.back());

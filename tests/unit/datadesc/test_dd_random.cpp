@@ -45,7 +45,8 @@ std::unique_ptr<layout> random_layout(rng_t &r, int depth);
 
 std::unique_ptr<layout> leaf(rng_t &r) {
     auto l = std::make_unique<layout>();
-    const int64_t n = pick(r, 1, 4);
+    // Up to 12 pieces: long copy lists compile differently from short ones.
+    const int64_t n = pick(r, 0, 2) ? pick(r, 1, 4) : pick(r, 5, 12);
     if (pick(r, 0, 1)) {
         EXPECT_EQ(ccs_datadesc_contiguous(n, CCS_BYTE, l->dd.out()), CCS_OK);
         for (int64_t i = 0; i < n; ++i) l->offsets.push_back(i);
@@ -87,11 +88,12 @@ std::unique_ptr<layout> random_layout(rng_t &r, int depth) {
     }
     case 3:
     case 4: {
-        const int64_t n = pick(r, 0, 3);
+        // Equal blocklengths and four or more blocks compile to table loops.
+        const int64_t n = pick(r, 0, 6), same = pick(r, 0, 1) ? pick(r, 0, 3) : -1;
         const bool bytes = pick(r, 0, 1);
         std::vector<int64_t> bl, disp;
         for (int64_t i = 0; i < n; ++i) {
-            bl.push_back(pick(r, 0, 3));
+            bl.push_back(same >= 0 ? same : pick(r, 0, 3));
             disp.push_back(pick(r, -6, 6));
             replicate(l->offsets, *child, bytes ? disp.back() : disp.back() * child->extent, bl.back());
         }
@@ -101,7 +103,7 @@ std::unique_ptr<layout> random_layout(rng_t &r, int depth) {
         break;
     }
     case 5: {
-        const int64_t n = pick(r, 0, 3), bl = pick(r, 0, 2);
+        const int64_t n = pick(r, 0, 6), bl = pick(r, 0, 2);
         std::vector<int64_t> disp;
         for (int64_t i = 0; i < n; ++i) {
             disp.push_back(pick(r, -20, 20));
