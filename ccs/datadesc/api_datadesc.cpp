@@ -415,6 +415,11 @@ ccs_status_t ccs_datadesc_iov_walk(const void *base, int64_t count, ccs_datadesc
         run r;
         bool room = true;
         while (room && left > 0 && w.next(r)) {
+            if (r.list) {  // a copy list
+                for (int64_t k = 0; room && k < r.count && left > 0; ++k)
+                    room = emit(mem + r.mem + r.list[2 * k], r.list[2 * k + 1]);
+                continue;
+            }
             if (r.inner_count) {  // pieces that are strided runs themselves
                 for (int64_t i = 0; room && i < r.count && left > 0; ++i)
                     for (int64_t j = 0; room && j < r.inner_count && left > 0; ++j)

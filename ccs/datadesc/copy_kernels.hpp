@@ -270,6 +270,19 @@ inline int64_t copy_nested(uint8_t *mem, uint8_t *stream, const run &r, At at, i
     return budget - left;
 }
 
+// A copy list, up to `budget` bytes; returns bytes moved.
+template <direction D>
+inline int64_t copy_list(uint8_t *mem, uint8_t *stream, const run &r, int64_t budget) {
+    int64_t left = budget;
+    for (int64_t k = 0; k < r.count && left > 0; ++k) {
+        const int64_t n = std::min(left, r.list[2 * k + 1]);
+        copy_one<D>(mem + r.list[2 * k], stream, n);
+        stream += n;
+        left -= n;
+    }
+    return budget - left;
+}
+
 // Moves up to `budget` bytes of the stream from `offset` on; returns bytes moved.
 template <direction D>
 int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream, int64_t budget) {
@@ -280,7 +293,9 @@ int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset,
     while (left > 0 && w.next(r)) {
         uint8_t *mem = base + r.mem;
         int64_t n = 0;
-        if (r.inner_count) {
+        if (r.list) {
+            n = copy_list<D>(mem, stream, r, left);
+        } else if (r.inner_count) {
             n = r.offsets ? copy_nested<D>(mem, stream, r, listed{r.offsets}, left)
                           : copy_nested<D>(mem, stream, r, strided{r.stride}, left);
         } else if (r.body) {

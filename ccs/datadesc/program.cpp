@@ -37,7 +37,7 @@ struct fragment_builder {
         if (!ops.empty()) {
             op &last = ops[last_top];
             const op &first = b[0];
-            if (!last.loop && !first.loop && last.disp + last.len == first.disp) {
+            if (last.is_copy() && first.is_copy() && last.disp + last.len == first.disp) {
                 last.len += first.len;
                 last.bytes = last.len;
                 b.erase(b.begin());
@@ -64,7 +64,7 @@ fragment repeat(fragment body, int64_t count, int64_t stride, int64_t bytes, int
     }
     const bool single = body[0].end == body.size();
     // Contiguous body, repetitions touching: one longer copy.
-    if (single && !body[0].loop && body[0].len == stride) {
+    if (single && body[0].is_copy() && body[0].len == stride) {
         op c = body[0];
         c.disp += disp;
         c.len *= count;
@@ -130,7 +130,7 @@ bool uniform_blocks(const node &n, std::vector<int64_t> &tables, fragment &out) 
         out = repeat(std::move(body), static_cast<int64_t>(blocks.size()), step, bytes, first.displacement);
         return true;
     }
-    if (body.size() == 1) {  // a single copy: touching blocks are better merged
+    if (body.size() == 1 && body[0].is_copy()) {  // touching copies are better merged
         size_t touching = 0;
         for (size_t i = 1; i < blocks.size(); ++i)
             touching += gap(i) == body[0].len;
@@ -155,6 +155,33 @@ bool uniform_blocks(const node &n, std::vector<int64_t> &tables, fragment &out) 
     return true;
 }
 
+// A fragment of many plain copies and nothing else becomes one copy list:
+// 24 table bytes per copy instead of a whole op, and one run for the walker.
+fragment copy_list(fragment f, std::vector<int64_t> &tables) {
+    constexpr size_t min_copies = 8;
+    if (f.size() < min_copies) return f;
+    int64_t relative = 0;
+    for (const auto &o : f)
+        if (!o.is_copy() || __builtin_sub_overflow(o.disp, f[0].disp, &relative)) return f;
+    op list;
+    list.disp = f[0].disp;
+    list.count = static_cast<int64_t>(f.size());
+    list.table = static_cast<int64_t>(tables.size());
+    list.end = 1;
+    for (const auto &o : f) {
+        tables.push_back(o.disp - list.disp);  // checked above
+        tables.push_back(o.len);
+        list.len += o.len;
+    }
+    int64_t start = 0;
+    for (const auto &o : f) {
+        tables.push_back(start);
+        start += o.len;
+    }
+    list.bytes = list.len;
+    return {list};
+}
+
 fragment build(const node &n, std::vector<int64_t> &tables) {
     switch (n.k) {
     case node::kind::byte: {
@@ -175,7 +202,7 @@ fragment build(const node &n, std::vector<int64_t> &tables) {
         fragment_builder out;
         for (const auto &b : n.blocks)
             out.append(repeat(build(*b.child, tables), b.blocklength, b.child->extent(), b.child->size, b.displacement));
-        return std::move(out.ops);
+        return copy_list(std::move(out.ops), tables);
     }
     }
     return {};
@@ -202,7 +229,7 @@ ccs_status_t compile(const node &root, program &out) {
             multiplier.push_back(multiplier.back() * o.count);
             ends.push_back(o.end);
         } else {
-            blocks += multiplier.back();
+            blocks += multiplier.back() * (o.is_list() ? o.count : 1);
         }
     }
     out.blocks = blocks;

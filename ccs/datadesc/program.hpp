@@ -4,7 +4,8 @@
 // single-iteration loops, folds loops whose body is contiguous into one
 // copy, and fuses nested loops that step evenly. Blocks of one shape at
 // irregular places (indexed_block and the like) become one loop whose
-// iterations sit at listed offsets (a table), not one op per block.
+// iterations sit at listed offsets (a table), not one op per block; a long
+// run of copies of differing lengths (an iovec) becomes one copy list.
 #pragma once
 
 #include "node.hpp"
@@ -22,14 +23,21 @@ struct op {
     int64_t bytes = 0;   // data bytes of one iteration (copy: len)
     uint32_t end = 0;    // one past this op's body (copy: its own index + 1)
     bool loop = false;
-    int64_t table = -1;  // loop: iteration i at disp + tables[table + i] instead of i * stride
+    // Loop: iteration i at disp + tables[table + i] instead of i * stride.
+    // Copy list (not a loop): `count` copies; tables[table + 2k] is copy k's
+    // displacement from disp, tables[table + 2k + 1] its length, and
+    // tables[table + 2 * count + k] its first byte in the stream (for seeks);
+    // len is the list's total.
+    int64_t table = -1;
 
+    bool is_copy() const { return !loop && table < 0; }
+    bool is_list() const { return !loop && table >= 0; }
     int64_t total() const { return loop ? count * bytes : len; }
 };
 
 struct program {
     std::vector<op> ops;
-    std::vector<int64_t> tables;  // offsets of table loops, back to back
+    std::vector<int64_t> tables;  // of table loops and copy lists, back to back
     int64_t size = 0;    // data bytes of one element
     int64_t extent = 0;  // element-to-element distance
     int64_t blocks = 0;  // contiguous blocks of one element after merging
@@ -38,7 +46,7 @@ struct program {
     // ops[0].disp, or is empty).
     bool contiguous(int64_t count) const {
         if (size == 0) return true;
-        return ops.size() == 1 && !ops[0].loop && (count <= 1 || extent == size);
+        return ops.size() == 1 && ops[0].is_copy() && (count <= 1 || extent == size);
     }
 };
 
@@ -46,7 +54,7 @@ ccs_status_t compile(const node &root, program &out);
 
 // True when the loop at ops[i] has a single copy as its whole body.
 inline bool simple_loop(const std::vector<op> &ops, uint32_t i) {
-    return ops[i].loop && ops[i].end == i + 2 && !ops[i + 1].loop;
+    return ops[i].loop && ops[i].end == i + 2 && ops[i + 1].is_copy();
 }
 
 }  // namespace ccs::dd

@@ -1,12 +1,14 @@
 #include "walker.hpp"
 
+#include <algorithm>
+
 namespace ccs::dd {
 
 walker::walker(const program &p, int64_t count) : p_(p), elements_(count) {}
 
 bool walker::flat_body(uint32_t first, uint32_t end) const {
     for (uint32_t k = first; k < end; ++k)
-        if (p_.ops[k].loop) return false;
+        if (!p_.ops[k].is_copy()) return false;
     return true;
 }
 
@@ -24,11 +26,12 @@ void walker::push(uint32_t i, int64_t base, int64_t iter) {
 void walker::seek(int64_t offset) {
     stack_.clear();
     skip_ = 0;
+    entry_ = 0;
     const auto n = static_cast<uint32_t>(p_.ops.size());
     // The elements themselves are the outermost loop.
     const int64_t element = p_.size ? offset / p_.size : 0;
     int64_t off = p_.size ? offset % p_.size : 0;
-    stack_.push_back({0, n, elements_, p_.extent, nullptr, 0, element, 0, n == 1 && !p_.ops[0].loop, flat_body(0, n),
+    stack_.push_back({0, n, elements_, p_.extent, nullptr, 0, element, 0, n == 1 && p_.ops[0].is_copy(), flat_body(0, n),
                       nested_body(0, n)});
     for (;;) {
         level &l = stack_.back();
@@ -38,6 +41,12 @@ void walker::seek(int64_t offset) {
             off -= total;
             l.pos = o.end;
             continue;
+        }
+        if (o.is_list()) {  // find the copy holding `off` by its stream start
+            const int64_t *starts = p_.tables.data() + o.table + 2 * o.count;
+            entry_ = std::upper_bound(starts, starts + o.count, off) - starts - 1;
+            skip_ = off - starts[entry_];
+            return;
         }
         if (!o.loop) {
             skip_ = off;
@@ -81,6 +90,20 @@ bool walker::next(run &out) {
                        o.count, o.stride};
             }
             stack_.pop_back();
+            return true;
+        }
+        if (o.is_list()) {
+            const int64_t *list = p_.tables.data() + o.table + 2 * entry_;
+            if (skip_ > 0) {  // the rest of the copy a seek landed in, alone
+                out = {base + o.disp + list[0] + skip_, list[1] - skip_, 1, 0};
+                skip_ = 0;
+                if (++entry_ < o.count) return true;
+            } else {
+                out = {base + o.disp, 0, o.count - entry_, 0};
+                out.list = list;
+            }
+            entry_ = 0;
+            ++l.pos;
             return true;
         }
         if (!o.loop) {

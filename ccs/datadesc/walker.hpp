@@ -26,6 +26,9 @@ struct run {
     // inner_stride apart (a loop over a simple loop), when inner_count > 0.
     int64_t inner_count = 0;
     int64_t inner_stride = 0;
+    // Copy list: `count` copies, copy k at mem + list[2k], list[2k + 1]
+    // bytes long (len and stride unused).
+    const int64_t *list = nullptr;
 
     int64_t at(int64_t i) const { return offsets ? offsets[i] : i * stride; }
 };
@@ -58,7 +61,8 @@ private:
     const program &p_;
     int64_t elements_;
     std::vector<level> stack_;
-    int64_t skip_ = 0;  // bytes to skip at the next copy (seek landed inside it)
+    int64_t skip_ = 0;   // bytes to skip at the next copy (seek landed inside it)
+    int64_t entry_ = 0;  // copy of a copy list the next run starts at (seek landed there)
 };
 
 }  // namespace ccs::dd
