@@ -42,6 +42,11 @@ constexpr std::array<status_text, CCS_STATUS_COUNT_> status_texts{{
     {CCS_ERR_INTERNAL, "CCS_ERR_INTERNAL: internal error"},
     {CCS_ERR_OVERFLOW, "CCS_ERR_OVERFLOW: a size or displacement does not fit in 64 bits"},
     {CCS_ERR_NOT_COMMITTED, "CCS_ERR_NOT_COMMITTED: datadesc not committed"},
+    {CCS_ERR_INVALID_MEMORY, "CCS_ERR_INVALID_MEMORY: memory handle never registered or already deregistered"},
+    {CCS_ERR_NOT_REGISTERED, "CCS_ERR_NOT_REGISTERED: address is in no registered or exposed region"},
+    {CCS_ERR_OUT_OF_RANGE, "CCS_ERR_OUT_OF_RANGE: access outside the registered region"},
+    {CCS_ERR_INVALID_KEY, "CCS_ERR_INVALID_KEY: remote key malformed, released or for another process"},
+    {CCS_ERR_NO_RESOURCES, "CCS_ERR_NO_RESOURCES: registration limit reached and nothing left to evict"},
 }};
 
 }  // namespace

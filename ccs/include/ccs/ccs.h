@@ -63,7 +63,12 @@ typedef enum ccs_status {
     CCS_ERR_INTERNAL = 25,
     CCS_ERR_OVERFLOW = 26,        /* a size or displacement exceeds 64 bits */
     CCS_ERR_NOT_COMMITTED = 27,   /* datadesc used before ccs_datadesc_commit */
-    CCS_STATUS_COUNT_ = 28        /* not a status: one past the last        */
+    CCS_ERR_INVALID_MEMORY = 28,  /* memory handle never registered or already deregistered */
+    CCS_ERR_NOT_REGISTERED = 29,  /* address in no region the process registered or exposed */
+    CCS_ERR_OUT_OF_RANGE = 30,    /* access outside the region a key or handle covers */
+    CCS_ERR_INVALID_KEY = 31,     /* remote key malformed, released, or for another process */
+    CCS_ERR_NO_RESOURCES = 32,    /* a transport's registration limit, nothing left to evict */
+    CCS_STATUS_COUNT_ = 33        /* not a status: one past the last        */
 } ccs_status_t;
 
 /* Name and meaning of a status ("CCS_ERR_INVALID_RANK: rank is outside ...").
