@@ -20,7 +20,7 @@ inline runtime *running(ccs_status_t &status, const char *call) {
 
 // For calls that block: they would deadlock inside a handler or callback.
 inline ccs_status_t check_not_in_callback(runtime &rt, const char *call) {
-    if (rt.am().in_callback())
+    if (rt.in_callback())
         return fail(CCS_ERR_IN_HANDLER, std::string(call) + " may not be called from a handler or completion callback");
     return CCS_OK;
 }

@@ -8,6 +8,7 @@ namespace ccs {
 namespace {
 
 constexpr uint16_t barrier_handler_id = 0;
+constexpr uint16_t rma_first_handler_id = 1;  // five ids: rma_am.cpp
 
 enum class phase { never, running, finalized };
 phase g_phase = phase::never;
@@ -84,11 +85,36 @@ ccs_status_t runtime::start() {
         if (wired_.route[static_cast<size_t>(peer)]) am_->set_route(peer, wired_.route[static_cast<size_t>(peer)]);
     for (const auto &t : wired_.transports)
         log_message(log_level::info, "transport " + t->name() + " (" + t->path() + ") connected");
+    return start_rma(*internal);
+}
+
+ccs_status_t runtime::start_rma(context &internal) {
+    size_t max_unused = 0;
+    const std::string unused = param_get("CCS_RCACHE_MAX_UNUSED", "256M", "");
+    if (!parse_size(unused, max_unused))
+        return fail(CCS_ERR_INVALID_ARG, "CCS_RCACHE_MAX_UNUSED='" + unused + "' is not a size (e.g. 256M)");
+    const std::string emulate = param_get("CCS_RMA_EMULATE", "0", "");
+    const std::string expose = param_get("CCS_RMA_EXPOSE", "registered", "");
+    if ((emulate != "0" && emulate != "1") || (expose != "registered" && expose != "all"))
+        return fail(CCS_ERR_INVALID_ARG, "CCS_RMA_EMULATE must be 0 or 1 and CCS_RMA_EXPOSE registered or all");
+    std::vector<transport *> all;
+    for (const auto &t : wired_.transports) all.push_back(t.get());
+    memory_ = std::make_unique<memory_registry>(all, rank_, max_unused);
+    memory_->expose_all = expose == "all";
+    std::vector<transport *> route(static_cast<size_t>(size_), nullptr);
+    for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
+    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, rank_, emulate == "1");
+    rma_->install(internal, rma_first_handler_id, [this] { progress(); });
+    am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
     return CCS_OK;
 }
 
 void runtime::stop() {
-    // Transports go first: their finalize may still deliver into the engine.
+    // Registrations are undone through the transports, so before them.
+    if (am_) am_->set_peer_failed_hook(nullptr);
+    rma_.reset();
+    memory_.reset();
+    // Transports go next: their finalize may still deliver into the engine.
     wired_.transports.clear();
     am_.reset();
     boot_.reset();
@@ -99,6 +125,7 @@ int runtime::poll() {
     for (const auto &t : wired_.transports) events += t->progress();
     events += am_->push_queues();
     events += am_->deliver_self();
+    if (rma_) events += rma_->progress();
     return events;
 }
 
@@ -193,6 +220,23 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.dropped_malformed", s.dropped_malformed},
         {"am.send_errors", s.send_errors},
         {"peers_failed", s.peers_failed},
+        {"rma.puts", rma_->stats().puts},
+        {"rma.gets", rma_->stats().gets},
+        {"rma.native", rma_->stats().native},
+        {"rma.emulated", rma_->stats().emulated},
+        {"rma.bytes", rma_->stats().bytes},
+        {"rma.failed", rma_->stats().failed},
+        {"rma.key_requests", rma_->stats().key_requests},
+        {"rma.key_cache_hits", rma_->stats().key_cache_hits},
+        {"rcache.hits", memory_->stats().hits},
+        {"rcache.misses", memory_->stats().misses},
+        {"rcache.registrations", memory_->stats().registrations},
+        {"rcache.deregistrations", memory_->stats().deregistrations},
+        {"rcache.evictions", memory_->stats().evictions},
+        {"rcache.limit_retries", memory_->stats().limit_retries},
+        {"rcache.regions", memory_->stats().regions},
+        {"rcache.registered_bytes", memory_->stats().registered_bytes},
+        {"rcache.unused_bytes", memory_->stats().unused_bytes},
         {"transports", wired_.transports.size()},
         {"nodes", wired_.num_nodes},
     };

@@ -6,6 +6,8 @@
 #include "am/am_engine.hpp"
 #include "bootstrap/bootstrap.hpp"
 #include "context.hpp"
+#include "memory/memory_registry.hpp"
+#include "rma/rma_engine.hpp"
 #include "util/backoff.hpp"
 #include "wireup.hpp"
 
@@ -32,6 +34,10 @@ public:
     int size() const { return size_; }
     context_table &contexts() { return contexts_; }
     am_engine &am() { return *am_; }
+    rma_engine &rma() { return *rma_; }
+    memory_registry &memory() { return *memory_; }
+    // Inside a handler or a completion callback of any engine.
+    bool in_callback() const { return am_->in_callback() || (rma_ && rma_->in_callback()); }
 
     // One pass over everything that can make progress; backs off when idle.
     void progress();
@@ -57,6 +63,7 @@ public:
 private:
     runtime() = default;
     ccs_status_t start();
+    ccs_status_t start_rma(context &internal);
     void stop();
     int poll();
     static void barrier_handler(const ccs_am_message_t *message, void *arg);
@@ -66,6 +73,8 @@ private:
     int size_ = 1;
     context_table contexts_;
     std::unique_ptr<am_engine> am_;
+    std::unique_ptr<memory_registry> memory_;
+    std::unique_ptr<rma_engine> rma_;
     wireup_result wired_;
     backoff backoff_;
     // Dissemination barrier: arrivals per (epoch parity, round). A peer can

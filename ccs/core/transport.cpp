@@ -14,6 +14,8 @@ ccs_status_t status_from_plugin(ccs_plugin_status_t status) {
     case CCS_PLUGIN_ERR_INVALID: return CCS_ERR_INVALID_ARG;
     case CCS_PLUGIN_ERR_UNSUPPORTED: return CCS_ERR_UNSUPPORTED;
     case CCS_PLUGIN_ERR_PEER_FAILED: return CCS_ERR_PEER_FAILED;
+    case CCS_PLUGIN_ERR_ACCESS: return CCS_ERR_OUT_OF_RANGE;
+    case CCS_PLUGIN_ERR_LIMIT: return CCS_ERR_NO_RESOURCES;
     default: return CCS_ERR_TRANSPORT;
     }
 }
@@ -29,6 +31,9 @@ const char *plugin_status_name(ccs_plugin_status_t status) {
     case CCS_PLUGIN_ERR_PEER_FAILED: return "peer failed";
     case CCS_PLUGIN_ERR_TRANSPORT: return "transport error";
     case CCS_PLUGIN_ERR_SYSTEM: return "system call failed";
+    case CCS_PLUGIN_IN_PROGRESS: return "in progress";
+    case CCS_PLUGIN_ERR_ACCESS: return "remote memory refused the access";
+    case CCS_PLUGIN_ERR_LIMIT: return "registration limit reached";
     default: return "unknown plugin status";
     }
 }
@@ -40,6 +45,7 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.param_get = &transport::service_param_get;
     services_.am_deliver = &transport::service_am_deliver;
     services_.peer_failed = &transport::service_peer_failed;
+    services_.rma_complete = &transport::service_rma_complete;
 }
 
 transport::~transport() {
@@ -147,6 +153,11 @@ void transport::service_am_deliver(void *core, int32_t source, const void *packe
 void transport::service_peer_failed(void *core, int32_t peer, const char *reason) {
     auto *self = static_cast<transport *>(core);
     if (self->sink_) self->sink_->peer_failed(peer, "plugin '" + self->name() + "': " + (reason ? reason : "peer failed"));
+}
+
+void transport::service_rma_complete(void *core, uint64_t token, ccs_plugin_status_t status) {
+    auto *self = static_cast<transport *>(core);
+    if (self->rma_sink_) self->rma_sink_->rma_complete(token, status);
 }
 
 }  // namespace ccs

@@ -24,6 +24,16 @@ protected:
     ~packet_sink() = default;
 };
 
+// Receives the completions of puts and gets that finished later (the RMA
+// engine).
+class rma_sink {
+public:
+    virtual void rma_complete(uint64_t token, ccs_plugin_status_t status) = 0;
+
+protected:
+    ~rma_sink() = default;
+};
+
 ccs_status_t status_from_plugin(ccs_plugin_status_t status);
 const char *plugin_status_name(ccs_plugin_status_t status);
 
@@ -55,6 +65,30 @@ public:
     }
     int progress() { return table().progress(state_); }
 
+    // Memory and one-sided operations (see ccs_plugin_v1.h).
+    bool native_put() const { return (attr_.caps & CCS_PLUGIN_CAP_PUT) != 0; }
+    bool native_get() const { return (attr_.caps & CCS_PLUGIN_CAP_GET) != 0; }
+    void set_rma_sink(rma_sink *sink) { rma_sink_ = sink; }
+    ccs_plugin_status_t mem_reg(void *addr, size_t length, void **memh) {
+        return table().mem_reg(state_, addr, length, memh);
+    }
+    void mem_dereg(void *memh) { table().mem_dereg(state_, memh); }
+    ccs_plugin_status_t rkey_pack(void *memh, void *buffer, size_t *length) {
+        return table().rkey_pack(state_, memh, buffer, length);
+    }
+    ccs_plugin_status_t rkey_unpack(int peer, const void *buffer, size_t length, void **rkey) {
+        return table().rkey_unpack(state_, peer, buffer, length, rkey);
+    }
+    void rkey_release(void *rkey) { table().rkey_release(state_, rkey); }
+    ccs_plugin_status_t put(int peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
+        return table().put(state_, peer, local, nlocal, remote, nremote, rkey, token);
+    }
+    ccs_plugin_status_t get(int peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
+        return table().get(state_, peer, local, nlocal, remote, nremote, rkey, token);
+    }
+
 private:
     const plugin_table &table() const { return library_->table(); }
     std::string describe(const char *what, ccs_plugin_status_t status) const;
@@ -64,6 +98,7 @@ private:
                                          const char *description);
     static void service_am_deliver(void *core, int32_t source, const void *packet, size_t length);
     static void service_peer_failed(void *core, int32_t peer, const char *reason);
+    static void service_rma_complete(void *core, uint64_t token, ccs_plugin_status_t status);
 
     std::unique_ptr<loaded_plugin> library_;
     ccs_plugin_services_v1_t services_{};
@@ -71,6 +106,7 @@ private:
     void *state_ = nullptr;
     bool initialized_ = false;
     packet_sink *sink_ = nullptr;
+    rma_sink *rma_sink_ = nullptr;
     std::map<std::string, std::string> param_values_;  // keeps returned strings alive
 };
 

@@ -39,6 +39,9 @@ bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::str
     const char *shuffle = services.param_get(services.core, "TEST_SHUFFLE", "0",
                                              "1: test mode, deliver out of order to exercise the core's reordering");
     out.shuffle = std::string(shuffle) == "1";
+    const char *deny = services.param_get(services.core, "TEST_DENY_CMA", "0",
+                                          "1: test mode, act as if the kernel refused cross-memory attach");
+    out.deny_cma = std::string(deny) == "1";
     return true;
 }
 

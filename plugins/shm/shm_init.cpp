@@ -23,13 +23,15 @@ ccs_plugin_status_t shm_query(const ccs_plugin_services_v1_t *services, ccs_plug
         services->log(services->core, CCS_PLUGIN_LOG_INFO, "/dev/shm is not writable");
         return CCS_PLUGIN_ERR_NO_DEVICE;
     }
-    attr->caps = CCS_PLUGIN_CAP_AM | (cfg.shuffle ? 0 : CCS_PLUGIN_CAP_AM_ORDERED);
+    attr->caps = CCS_PLUGIN_CAP_AM | CCS_PLUGIN_CAP_PUT | CCS_PLUGIN_CAP_GET |
+                 (cfg.shuffle ? 0 : CCS_PLUGIN_CAP_AM_ORDERED);
     attr->scope = CCS_PLUGIN_SCOPE_NODE;
     attr->priority = 100;
     attr->am_max_packet = cfg.max_packet;
     std::snprintf(attr->description, sizeof attr->description,
-                  "POSIX shared memory, lock-free SPSC rings of %zu KiB per process pair%s",
-                  cfg.ring_capacity >> 10, cfg.shuffle ? " (TEST_SHUFFLE: unordered)" : "");
+                  "POSIX shm: SPSC rings of %zu KiB per process pair; put/get by cross-memory attach%s%s",
+                  cfg.ring_capacity >> 10, cfg.shuffle ? " (TEST_SHUFFLE)" : "",
+                  cfg.deny_cma ? " (TEST_DENY_CMA)" : "");
     return CCS_PLUGIN_OK;
 }
 
@@ -64,6 +66,35 @@ ccs_plugin_status_t shm_am_send(void *p, int32_t peer, const ccs_plugin_iov_v1_t
 }
 int32_t shm_progress(void *p) { return self(p)->progress(); }
 
+// Cross-memory attach reaches any mapped page: registration pins nothing,
+// the handle only stands for the range.
+struct registration {
+    void *addr;
+    size_t length;
+};
+ccs_plugin_status_t shm_mem_reg(void *, void *addr, size_t length, void **memh) {
+    auto *r = new (std::nothrow) registration{addr, length};
+    if (!r) return CCS_PLUGIN_ERR_NO_MEMORY;
+    *memh = r;
+    return CCS_PLUGIN_OK;
+}
+void shm_mem_dereg(void *, void *memh) { delete static_cast<registration *>(memh); }
+ccs_plugin_status_t shm_rkey_pack(void *p, void *, void *buffer, size_t *length) {
+    return self(p)->rkey_pack(buffer, length);
+}
+ccs_plugin_status_t shm_rkey_unpack(void *p, int32_t peer, const void *buffer, size_t length, void **rkey) {
+    return self(p)->rkey_unpack(peer, buffer, length, rkey);
+}
+void shm_rkey_release(void *p, void *rkey) { self(p)->rkey_release(rkey); }
+ccs_plugin_status_t shm_put(void *p, int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t) {
+    return self(p)->put(peer, local, nlocal, remote, nremote, rkey);
+}
+ccs_plugin_status_t shm_get(void *p, int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t) {
+    return self(p)->get(peer, local, nlocal, remote, nremote, rkey);
+}
+
 }  // namespace
 
 extern "C" CCS_PLUGIN_EXPORT const ccs_plugin_v1_t ccs_plugin_v1 = {
@@ -79,4 +110,11 @@ extern "C" CCS_PLUGIN_EXPORT const ccs_plugin_v1_t ccs_plugin_v1 = {
     .finalize = shm_finalize,
     .am_send = shm_am_send,
     .progress = shm_progress,
+    .mem_reg = shm_mem_reg,
+    .mem_dereg = shm_mem_dereg,
+    .rkey_pack = shm_rkey_pack,
+    .rkey_unpack = shm_rkey_unpack,
+    .rkey_release = shm_rkey_release,
+    .put = shm_put,
+    .get = shm_get,
 };

@@ -8,6 +8,7 @@
 #include <ccs/plugin/ccs_plugin_v1.h>
 
 #include <chrono>
+#include <sys/uio.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct config {
     // batch in shuffled order, so the core's reorder path runs on real
     // processes.
     bool shuffle = false;
+    // Test mode: behave as if the kernel refused cross-memory attach, so
+    // the core's fall-back to active-message RMA runs on real processes.
+    bool deny_cma = false;
 };
 
 // Reads CCS_SHM_* through the core's parameter service; false + reason on
@@ -40,6 +44,15 @@ public:
     ccs_plugin_status_t wireup_complete();
     ccs_plugin_status_t send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
     int32_t progress();
+
+    // shm_rma.cpp: single-copy RMA by cross-memory attach.
+    ccs_plugin_status_t rkey_pack(void *buffer, size_t *length) const;
+    ccs_plugin_status_t rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey) const;
+    void rkey_release(void *rkey) const;
+    ccs_plugin_status_t put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey);
+    ccs_plugin_status_t get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey);
 
 private:
     int32_t poll_shuffled(uint32_t from);
@@ -63,6 +76,10 @@ private:
     uint32_t poll_start_ = 0;            // rotates for fairness
     uint32_t polls_since_check_ = 0;
     std::chrono::steady_clock::time_point last_check_{};
+    // Moves bytes between local and remote segments with process_vm_*v.
+    ccs_plugin_status_t cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
+                            size_t nremote, void *rkey);
+    bool cma_refused_ = false;           // said once in the log
     std::vector<std::vector<uint8_t>> shuffle_batch_;
     std::minstd_rand shuffle_rng_{12345};
 };

@@ -12,6 +12,7 @@
 #include <ccs/ccs.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <map>
 #include <vector>
@@ -63,6 +64,9 @@ public:
     // Fails what is queued for the peer, refuses new sends to it and tells
     // every context's error handler.
     void peer_failed(int peer, const std::string &reason) override;
+    // Also told when a peer fails (the RMA engine fails what it waits for).
+    void set_peer_failed_hook(std::function<void(int)> hook) { on_peer_failed_ = std::move(hook); }
+    bool peer_has_failed(int peer) const { return peers_[static_cast<size_t>(peer)].failed; }
     // The first failure seen, for calls that need every peer (barrier).
     bool any_peer_failed() const { return !failure_.empty(); }
     const std::string &failure() const { return failure_; }
@@ -138,6 +142,7 @@ private:
     std::map<uint64_t, partial_message> partial_;  // key: source << 32 | message
     int depth_ = 0;                                  // inside handlers / callbacks
     std::string failure_;                            // first peer failure
+    std::function<void(int)> on_peer_failed_;
     am_stats stats_;
 };
 

@@ -4,6 +4,7 @@
 #include "am/am_engine.hpp"
 
 #include "copy_kernels.hpp"
+#include "util/completion.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"
 
@@ -39,7 +40,7 @@ void copy_payload(const am_engine::payload_source &data, std::vector<uint8_t> &o
 
 ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const uint64_t *args,
                              size_t nargs, const payload_source &data, const ccs_completion_t *completion) {
-    const bool has_completion = completion && completion->callback;
+    const bool has_completion = wants_completion(completion);
     const uint8_t *bytes = data.data;
     const size_t length = data.length;
 
@@ -217,7 +218,7 @@ int am_engine::run_completions() {
     std::vector<pending_completion> batch;
     batch.swap(completions_);  // callbacks may send and queue new completions
     ++depth_;
-    for (const auto &c : batch) c.completion.callback(c.status, c.completion.arg);
+    for (const auto &c : batch) complete(c.completion, c.status);
     --depth_;
     return static_cast<int>(batch.size());
 }
@@ -238,6 +239,7 @@ void am_engine::peer_failed(int peer, const std::string &reason) {
     // Messages half received from it will never complete.
     for (auto it = partial_.begin(); it != partial_.end();)
         it = (it->first >> 32) == static_cast<uint64_t>(peer) ? partial_.erase(it) : std::next(it);
+    if (on_peer_failed_) on_peer_failed_(peer);
     ++depth_;  // error handlers run like callbacks
     contexts_.for_each([&](context &ctx) {
         if (ctx.id() != context_table::internal_id) ctx.report_error(CCS_ERR_PEER_FAILED, peer, what);

@@ -27,6 +27,30 @@ ccs_plugin_status_t am_send(void *, int32_t, const ccs_plugin_iov_v1_t *, size_t
     return CCS_PLUGIN_ERR_UNSUPPORTED;
 }
 int32_t progress(void *) { return 0; }
+// Without memory operations a plugin registers nothing and its peers reach
+// memory through the core's active-message RMA.
+ccs_plugin_status_t mem_reg(void *, void *, size_t, void **memh) {
+    *memh = nullptr;
+    return CCS_PLUGIN_OK;
+}
+void mem_dereg(void *, void *) {}
+ccs_plugin_status_t rkey_pack(void *, void *, void *, size_t *length) {
+    *length = 0;
+    return CCS_PLUGIN_OK;
+}
+ccs_plugin_status_t rkey_unpack(void *, int32_t, const void *, size_t, void **rkey) {
+    *rkey = nullptr;
+    return CCS_PLUGIN_OK;
+}
+void rkey_release(void *, void *) {}
+ccs_plugin_status_t put(void *, int32_t, const ccs_plugin_iov_v1_t *, size_t, const ccs_plugin_remote_v1_t *, size_t,
+                        void *, uint64_t) {
+    return CCS_PLUGIN_ERR_UNSUPPORTED;
+}
+ccs_plugin_status_t get(void *, int32_t, const ccs_plugin_buffer_v1_t *, size_t, const ccs_plugin_remote_v1_t *, size_t,
+                        void *, uint64_t) {
+    return CCS_PLUGIN_ERR_UNSUPPORTED;
+}
 }  // namespace stub
 
 // The operation at `offset` if the plugin's table reaches that far and set
@@ -69,6 +93,17 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     out.am_send = op_or_stub(v1, offsetof(ccs_plugin_v1_t, am_send), &ccs_plugin_v1_t::am_send, stub::am_send);
     out.progress =
         op_or_stub(v1, offsetof(ccs_plugin_v1_t, progress), &ccs_plugin_v1_t::progress, stub::progress);
+    out.mem_reg = op_or_stub(v1, offsetof(ccs_plugin_v1_t, mem_reg), &ccs_plugin_v1_t::mem_reg, stub::mem_reg);
+    out.mem_dereg =
+        op_or_stub(v1, offsetof(ccs_plugin_v1_t, mem_dereg), &ccs_plugin_v1_t::mem_dereg, stub::mem_dereg);
+    out.rkey_pack =
+        op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_pack), &ccs_plugin_v1_t::rkey_pack, stub::rkey_pack);
+    out.rkey_unpack =
+        op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_unpack), &ccs_plugin_v1_t::rkey_unpack, stub::rkey_unpack);
+    out.rkey_release =
+        op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_release), &ccs_plugin_v1_t::rkey_release, stub::rkey_release);
+    out.put = op_or_stub(v1, offsetof(ccs_plugin_v1_t, put), &ccs_plugin_v1_t::put, stub::put);
+    out.get = op_or_stub(v1, offsetof(ccs_plugin_v1_t, get), &ccs_plugin_v1_t::get, stub::get);
     return true;
 }
 

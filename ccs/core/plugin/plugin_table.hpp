@@ -21,6 +21,13 @@ struct plugin_table {
     decltype(ccs_plugin_v1_t::finalize) finalize = nullptr;
     decltype(ccs_plugin_v1_t::am_send) am_send = nullptr;
     decltype(ccs_plugin_v1_t::progress) progress = nullptr;
+    decltype(ccs_plugin_v1_t::mem_reg) mem_reg = nullptr;
+    decltype(ccs_plugin_v1_t::mem_dereg) mem_dereg = nullptr;
+    decltype(ccs_plugin_v1_t::rkey_pack) rkey_pack = nullptr;
+    decltype(ccs_plugin_v1_t::rkey_unpack) rkey_unpack = nullptr;
+    decltype(ccs_plugin_v1_t::rkey_release) rkey_release = nullptr;
+    decltype(ccs_plugin_v1_t::put) put = nullptr;
+    decltype(ccs_plugin_v1_t::get) get = nullptr;
 };
 
 // Adapts a v1 table whose plugin declared `declared_size` bytes. Returns

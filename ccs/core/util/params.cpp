@@ -63,6 +63,11 @@ void param_declare_core() {
     remember("CCS_LOG_LEVEL", "warn", "error, warn, info or debug");
     remember("CCS_AM_QUEUE_LIMIT", "8M",
              "bytes of copied AM data waiting for the transport before ccs_am_send makes progress itself");
+    remember("CCS_RCACHE_MAX_UNUSED", "256M",
+             "registered bytes no handle uses that the registration cache keeps before deregistering, LRU first");
+    remember("CCS_RMA_EMULATE", "0", "1: carry every put and get in active messages, even where a plugin has native RMA");
+    remember("CCS_RMA_EXPOSE", "registered",
+             "what implicit-key requests may reach: registered (memory this process registered) or all");
     remember("CCS_NODE_ID", "", "overrides the node identity (hostname + boot id) used to group processes");
     remember("CCS_RANK", "", "set by ccsrun: this process's rank");
     remember("CCS_SIZE", "", "set by ccsrun: number of processes");

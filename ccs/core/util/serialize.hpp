@@ -1,4 +1,5 @@
-// Little helpers to pack the small records the bootstrap exchanges.
+// Little helpers to pack the small records the bootstrap exchanges and the
+// remote keys processes hand each other.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@ namespace ccs {
 class blob_writer {
 public:
     blob_writer &u32(uint32_t v) { return raw(&v, sizeof v); }
+    blob_writer &u64(uint64_t v) { return raw(&v, sizeof v); }
     blob_writer &str(const std::string &s) {
         u32(static_cast<uint32_t>(s.size()));
         return raw(s.data(), s.size());
@@ -40,6 +42,12 @@ public:
         raw(&v, sizeof v);
         return v;
     }
+    uint64_t u64() {
+        uint64_t v = 0;
+        raw(&v, sizeof v);
+        return v;
+    }
+    bool at_end() const { return pos_ == data_.size(); }
     std::string str() {
         const uint32_t n = u32();
         if (!ok_ || n > data_.size() - pos_) return fail_empty<std::string>();

@@ -165,10 +165,14 @@ CCS_API ccs_status_t ccs_context_set_error_handler(ccs_context_t context,
 typedef void (*ccs_completion_fn)(ccs_status_t status, void *arg);
 
 /* Where a call takes a completion, NULL means "nothing to tell me": the
- * call then copies what it must so buffers are reusable on return. */
+ * call then copies what it must so buffers are reusable on return. Either
+ * member may be NULL: the callback runs, and the counter (ccs/rma.h) is
+ * incremented, inside ccs_progress once the operation completed. */
+struct ccs_counter;
 typedef struct ccs_completion {
     ccs_completion_fn callback;
     void *arg;
+    struct ccs_counter *counter;
 } ccs_completion_t;
 
 /* --------------------------------------------------------- active messages */

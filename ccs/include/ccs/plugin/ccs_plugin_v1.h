@@ -40,19 +40,26 @@ typedef int32_t ccs_plugin_status_t;
 enum {
     CCS_PLUGIN_OK = 0,
     CCS_PLUGIN_AGAIN = 1,               /* no resources now; retry later     */
+    CCS_PLUGIN_IN_PROGRESS = 2,         /* started; completes via rma_complete */
     CCS_PLUGIN_ERR_NO_DEVICE = -1,      /* nothing to drive on this machine  */
     CCS_PLUGIN_ERR_NO_MEMORY = -2,
     CCS_PLUGIN_ERR_INVALID = -3,
     CCS_PLUGIN_ERR_UNSUPPORTED = -4,    /* operation not provided            */
     CCS_PLUGIN_ERR_PEER_FAILED = -5,
     CCS_PLUGIN_ERR_TRANSPORT = -6,
-    CCS_PLUGIN_ERR_SYSTEM = -7          /* an OS call failed (see the log)   */
+    CCS_PLUGIN_ERR_SYSTEM = -7,         /* an OS call failed (see the log)   */
+    CCS_PLUGIN_ERR_ACCESS = -8,         /* remote memory refused this access */
+    CCS_PLUGIN_ERR_LIMIT = -9           /* registration limit reached        */
 };
 
 /* Capability bits (ccs_plugin_attr_v1_t.caps). */
 #define CCS_PLUGIN_CAP_AM (1ull << 0)         /* am_send / am_deliver      */
 #define CCS_PLUGIN_CAP_AM_ORDERED (1ull << 1) /* FIFO per (source, target) */
-/* Bits 2..63 are reserved for RMA, atomics and later capabilities. */
+#define CCS_PLUGIN_CAP_PUT (1ull << 2)        /* put without the target's CPU */
+#define CCS_PLUGIN_CAP_GET (1ull << 3)        /* get without the target's CPU */
+/* Bits 4..63 are reserved for atomics and later capabilities. Without
+ * CAP_PUT / CAP_GET (or when an operation returns UNSUPPORTED) the core
+ * carries RMA in active messages. */
 
 /* Which peers a plugin can reach at all; the core routes by this, never by
  * a plugin's name. */
@@ -81,6 +88,18 @@ typedef struct ccs_plugin_iov_v1 {
     const void *base;
     size_t length;
 } ccs_plugin_iov_v1_t;
+
+/* A writable local segment (get's destination). */
+typedef struct ccs_plugin_buffer_v1 {
+    void *base;
+    size_t length;
+} ccs_plugin_buffer_v1_t;
+
+/* A segment in a peer's address space. */
+typedef struct ccs_plugin_remote_v1 {
+    uint64_t address;
+    size_t length;
+} ccs_plugin_remote_v1_t;
 
 /* What the core tells a plugin about the job at init. */
 typedef struct ccs_plugin_job_v1 {
@@ -111,6 +130,9 @@ typedef struct ccs_plugin_services_v1 {
      * CCS_PLUGIN_ERR_PEER_FAILED if it still does. Call at most once per
      * peer, from progress(). */
     void (*peer_failed)(void *core, int32_t peer, const char *reason);
+    /* A put or get that returned CCS_PLUGIN_IN_PROGRESS finished. Called
+     * only from inside progress(). */
+    void (*rma_complete)(void *core, uint64_t token, ccs_plugin_status_t status);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
@@ -152,6 +174,42 @@ typedef struct ccs_plugin_v1 {
     /* Poll; deliver arrived packets through services->am_deliver. Returns
      * the number of events handled (0 when idle), never blocks. */
     int32_t (*progress)(void *state);
+
+    /* ---- memory (the core's registration cache calls these) ---------- */
+
+    /* Makes [addr, addr + length) reachable by peers' put and get.
+     * CCS_PLUGIN_ERR_LIMIT: too much registered; the core deregisters
+     * unused regions and retries. */
+    ccs_plugin_status_t (*mem_reg)(void *state, void *addr, size_t length,
+                                   void **memh);
+    void (*mem_dereg)(void *state, void *memh);
+    /* The key a peer needs to reach memh. *length: capacity in, size out
+     * (buffer NULL: size only). */
+    ccs_plugin_status_t (*rkey_pack)(void *state, void *memh, void *buffer,
+                                     size_t *length);
+    ccs_plugin_status_t (*rkey_unpack)(void *state, int32_t peer,
+                                       const void *buffer, size_t length,
+                                       void **rkey);
+    void (*rkey_release)(void *state, void *rkey);
+
+    /* ---- one-sided --------------------------------------------------- */
+
+    /* Copy local segments to remote ones (put) or back (get); both lists
+     * hold the same number of bytes, and the core has checked the remote
+     * segments against the key's region. CCS_PLUGIN_OK: complete (put:
+     * visible at the target; get: in local memory). IN_PROGRESS: completes
+     * later through services->rma_complete(token). AGAIN: nothing done,
+     * retry. UNSUPPORTED (e.g. the OS refused): the core falls back to
+     * active messages for this peer. */
+    ccs_plugin_status_t (*put)(void *state, int32_t peer,
+                               const ccs_plugin_iov_v1_t *local, size_t nlocal,
+                               const ccs_plugin_remote_v1_t *remote,
+                               size_t nremote, void *rkey, uint64_t token);
+    ccs_plugin_status_t (*get)(void *state, int32_t peer,
+                               const ccs_plugin_buffer_v1_t *local,
+                               size_t nlocal,
+                               const ccs_plugin_remote_v1_t *remote,
+                               size_t nremote, void *rkey, uint64_t token);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus

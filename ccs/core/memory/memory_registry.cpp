@@ -1,0 +1,161 @@
+#include "memory/memory_registry.hpp"
+
+#include "util/error.hpp"
+#include "util/serialize.hpp"
+
+#include <cstring>
+
+namespace ccs {
+namespace {
+
+constexpr uint32_t key_magic = 0x4b534343;  // "CCSK"
+constexpr uint32_t key_version = 1;
+
+}  // namespace
+
+memory_registry::memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes)
+    : transports_(std::move(transports)), rank_(rank), cache_(*this, max_unused_bytes) {}
+
+memory_registry::~memory_registry() {
+    for (auto &[id, reg] : handles_)
+        if (reg.r) cache_.release(reg.r);
+    handles_.clear();
+    cache_.flush();
+}
+
+ccs_status_t memory_registry::mem_reg(region &r) {
+    r.handles.assign(transports_.size(), nullptr);
+    for (size_t i = 0; i < transports_.size(); ++i) {
+        const ccs_plugin_status_t st =
+            transports_[i]->mem_reg(reinterpret_cast<void *>(r.start), r.bytes(), &r.handles[i]);
+        if (st == CCS_PLUGIN_OK) continue;
+        for (size_t j = 0; j < i; ++j) transports_[j]->mem_dereg(r.handles[j]);
+        if (st == CCS_PLUGIN_ERR_LIMIT) return CCS_ERR_NO_RESOURCES;
+        return fail(status_from_plugin(st), "registering " + std::to_string(r.bytes()) + " bytes with plugin '" +
+                                                transports_[i]->name() + "': " + plugin_status_name(st));
+    }
+    return CCS_OK;
+}
+
+void memory_registry::mem_dereg(region &r) {
+    for (size_t i = 0; i < transports_.size() && i < r.handles.size(); ++i) transports_[i]->mem_dereg(r.handles[i]);
+}
+
+ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out) {
+    registration reg{next_id_, reinterpret_cast<uintptr_t>(addr), length, nullptr};
+    if (length > 0) {
+        const ccs_status_t st = cache_.acquire(addr, length, reg.r);
+        if (st == CCS_ERR_INVALID_ARG) return fail(st, "ccs_mem_register: the range wraps around the address space");
+        if (st == CCS_ERR_NO_RESOURCES)
+            return fail(st, "ccs_mem_register: registration limit reached with every cached region in use");
+        if (st != CCS_OK) return st;
+    }
+    ++next_id_;
+    handles_.emplace(reg.id, reg);
+    by_addr_.emplace(reg.addr, reg.id);
+    out = ccs_mem_t{reg.id};
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::deregister(ccs_mem_t mem) {
+    auto it = handles_.find(mem.id);
+    if (it == handles_.end())
+        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_deregister: handle " + std::to_string(mem.id) +
+                                                " was never registered or is already deregistered");
+    const registration reg = it->second;
+    handles_.erase(it);
+    for (auto [a, b] = by_addr_.equal_range(reg.addr); a != b; ++a)
+        if (a->second == reg.id) {
+            by_addr_.erase(a);
+            break;
+        }
+    if (reg.r) cache_.release(reg.r);
+    return CCS_OK;
+}
+
+uint64_t memory_registry::covering(uint64_t addr, size_t length) const {
+    // Registrations may overlap; any one holding the whole range will do.
+    // Candidates start at or before addr.
+    for (auto it = by_addr_.upper_bound(static_cast<uintptr_t>(addr)); it != by_addr_.begin();) {
+        --it;
+        const registration &reg = handles_.at(it->second);
+        if (addr - reg.addr <= reg.length && length <= reg.length - (addr - reg.addr)) return reg.id;
+    }
+    return 0;
+}
+
+// Layout: magic, version, owner, handle, base, length, then per transport
+// (name, plugin key). Packed by the owner, read by anyone.
+ccs_status_t memory_registry::pack(const registration &reg, std::vector<uint8_t> &out) const {
+    blob_writer w;
+    w.u32(key_magic).u32(key_version).u32(static_cast<uint32_t>(rank_)).u64(reg.id).u64(reg.addr).u64(reg.length);
+    w.u32(static_cast<uint32_t>(transports_.size()));
+    for (size_t i = 0; i < transports_.size(); ++i) {
+        void *memh = reg.r ? reg.r->handles[i] : nullptr;
+        size_t n = 0;
+        ccs_plugin_status_t st = reg.r ? transports_[i]->rkey_pack(memh, nullptr, &n) : CCS_PLUGIN_OK;
+        std::vector<uint8_t> part(n);
+        if (st == CCS_PLUGIN_OK && n > 0) st = transports_[i]->rkey_pack(memh, part.data(), &n);
+        if (st != CCS_PLUGIN_OK)
+            return fail(status_from_plugin(st), "packing a key with plugin '" + transports_[i]->name() + "': " +
+                                                    plugin_status_name(st));
+        part.resize(n);
+        w.str(transports_[i]->name()).bytes(part);
+    }
+    out = w.take();
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::pack_key(ccs_mem_t mem, void *buffer, size_t *length) {
+    auto it = handles_.find(mem.id);
+    if (it == handles_.end())
+        return fail(CCS_ERR_INVALID_MEMORY, "ccs_rkey_pack: handle " + std::to_string(mem.id) +
+                                                " was never registered or is already deregistered");
+    std::vector<uint8_t> key;
+    const ccs_status_t st = pack(it->second, key);
+    if (st != CCS_OK) return st;
+    const size_t capacity = *length;
+    *length = key.size();
+    if (!buffer) return CCS_OK;
+    if (capacity < key.size())
+        return fail(CCS_ERR_INVALID_ARG, "ccs_rkey_pack: buffer of " + std::to_string(capacity) +
+                                             " bytes is too small for the key (" + std::to_string(key.size()) + ")");
+    std::memcpy(buffer, key.data(), key.size());
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::key_for_range(uint64_t addr, size_t length, bool expose, std::vector<uint8_t> &key) {
+    uint64_t id = covering(addr, length);
+    if (id == 0) {
+        if (!expose)
+            return fail(CCS_ERR_NOT_REGISTERED, "implicit key: [" + std::to_string(addr) + ", +" +
+                                                    std::to_string(length) + ") is not registered here");
+        // Exposed on demand: registered for good (until finalize), through the cache.
+        ccs_mem_t mem{};
+        const ccs_status_t st = register_memory(reinterpret_cast<void *>(addr), length, mem);
+        if (st != CCS_OK) return st;
+        id = mem.id;
+    }
+    return pack(handles_.at(id), key);
+}
+
+bool unpack_key(const void *buffer, size_t length, key_contents &out) {
+    const std::vector<uint8_t> bytes(static_cast<const uint8_t *>(buffer), static_cast<const uint8_t *>(buffer) + length);
+    blob_reader r(bytes);
+    if (r.u32() != key_magic || r.u32() != key_version) return false;
+    out.owner = static_cast<int>(r.u32());
+    out.handle = r.u64();
+    out.base = r.u64();
+    out.length = r.u64();
+    const uint32_t n = r.u32();
+    if (!r.ok() || n > 64) return false;
+    out.transports.clear();
+    for (uint32_t i = 0; i < n && r.ok(); ++i) {
+        std::string name = r.str();
+        std::vector<uint8_t> part = r.bytes();
+        out.transports.emplace_back(std::move(name), std::move(part));
+    }
+    return r.ok() && r.at_end() && out.base + out.length >= out.base;
+}
+
+}  // namespace ccs

@@ -1,0 +1,137 @@
+// One-sided operations over any transport. A put or get goes to the
+// transport that reaches the target when it has native RMA; otherwise (no
+// CAP_PUT/CAP_GET, the OS refused, or CCS_RMA_EMULATE=1) it travels in
+// active messages on the core's internal context and the target copies
+// (rma_am.cpp). Remote keys are unpacked here; with CCS_RKEY_IMPLICIT the
+// engine asks the target for a key once and caches it. Completions run in
+// progress; fences wait for a context's outstanding operations.
+#pragma once
+
+#include "am/am_engine.hpp"
+#include "context.hpp"
+#include "memory/memory_registry.hpp"
+#include "transport.hpp"
+
+#include <ccs/rma.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+namespace ccs {
+
+struct rma_stats {
+    uint64_t puts = 0;
+    uint64_t gets = 0;
+    uint64_t native = 0;          // carried by a transport's put/get
+    uint64_t emulated = 0;        // carried in active messages
+    uint64_t bytes = 0;
+    uint64_t key_requests = 0;    // implicit keys asked for
+    uint64_t key_cache_hits = 0;  // implicit keys found cached
+    uint64_t failed = 0;          // completed with an error
+};
+
+// Checks a key's owner and unpacks the part for `route` (if it has one)
+// into plugin_key; null plugin_key: active messages carry the accesses.
+ccs_status_t key_from_contents(const key_contents &c, int owner, int rank, transport *route, void *&plugin_key);
+
+class rma_engine final : public rma_sink {
+public:
+    // route[p]: the transport reaching rank p (null for self).
+    rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
+               int rank, bool force_emulation);
+
+    // Handlers on the internal context, at ids [first_handler, first_handler + 5).
+    // `wait_progress` is one pass of the runtime's progress (with back-off).
+    void install(context &internal, uint16_t first_handler, std::function<void()> wait_progress);
+
+    ccs_status_t unpack_key(int owner, const void *buffer, size_t length, ccs_rkey_t &out);
+    ccs_status_t release_key(ccs_rkey_t key);
+
+    ccs_status_t put(context &ctx, int target, const void *src, size_t length, uint64_t remote, ccs_rkey_t rkey,
+                     const ccs_completion_t *completion);
+    ccs_status_t get(context &ctx, int target, void *dst, size_t length, uint64_t remote, ccs_rkey_t rkey,
+                     const ccs_completion_t *completion);
+
+    // Operations `ctx` issued to `target` (-1: to anyone) not yet complete.
+    uint64_t outstanding(uint16_t ctx, int target) const;
+    void context_destroyed(uint16_t ctx) { outstanding_.erase(ctx); }
+
+    int progress();  // retries and completions
+    bool busy() const { return !retry_.empty() || !completions_.empty(); }
+    void rma_complete(uint64_t token, ccs_plugin_status_t status) override;
+    void peer_failed(int peer);
+    const rma_stats &stats() const { return stats_; }
+    bool in_callback() const { return depth_ > 0; }
+
+private:
+    struct remote_key {
+        int owner = -1;
+        uint64_t base = 0, length = 0;
+        void *plugin_key = nullptr;
+        transport *t = nullptr;
+        bool implicit = false;
+    };
+    enum class stage { waiting_key, ready, in_flight };
+    struct request {
+        uint64_t token = 0;
+        uint16_t ctx = 0;
+        int target = 0;
+        bool is_put = true;
+        uint8_t *local = nullptr;   // put: source; get: destination
+        size_t length = 0;
+        uint64_t remote = 0;
+        uint64_t key_id = 0;        // 0 until resolved for implicit keys
+        std::vector<uint8_t> copy;  // put without completion: the source, kept
+        ccs_completion_t completion{};
+        bool has_completion = false;
+        stage at = stage::ready;
+    };
+    struct pending_completion {
+        ccs_completion_t completion;
+        ccs_status_t status;
+    };
+
+    ccs_status_t start(context &ctx, request &&r, ccs_rkey_t rkey, const ccs_completion_t *completion);
+    // Moves a request with a resolved key: native, emulated or local.
+    void issue(request &r);
+    void issue_emulated(request &r);
+    void finish(uint64_t token, ccs_status_t status);
+    void finish(request &r, ccs_status_t status);
+    uint64_t find_implicit(int owner, uint64_t addr, size_t length);  // key id or 0
+    uint64_t add_key(const remote_key &k);
+    bool emulate(int target, bool put) const;
+
+    // rma_am.cpp: the active-message side.
+    static void on_put_request(const ccs_am_message_t *m, void *self);
+    static void on_get_request(const ccs_am_message_t *m, void *self);
+    static void on_reply(const ccs_am_message_t *m, void *self);
+    static void on_key_request(const ccs_am_message_t *m, void *self);
+    static void on_key_reply(const ccs_am_message_t *m, void *self);
+    void reply(int to, uint16_t handler, uint64_t token, ccs_status_t status, const void *data, size_t length);
+
+    context_table &contexts_;
+    am_engine &am_;
+    memory_registry &memory_;
+    std::vector<transport *> route_;
+    int rank_;
+    bool force_emulation_;
+    std::vector<bool> native_refused_;  // per peer: the OS refused, emulate from now on
+    uint16_t first_handler_ = 0;
+    std::function<void()> wait_progress_;
+
+    uint64_t next_key_ = 1;
+    std::unordered_map<uint64_t, remote_key> keys_;
+    std::unordered_map<int, std::vector<uint64_t>> implicit_;  // owner -> key ids
+    uint64_t next_token_ = 1;
+    std::unordered_map<uint64_t, request> requests_;
+    std::deque<uint64_t> retry_;  // transports said AGAIN
+    std::vector<pending_completion> completions_;
+    std::unordered_map<uint16_t, std::vector<uint64_t>> outstanding_;  // ctx -> per target
+    int depth_ = 0;
+    rma_stats stats_;
+};
+
+}  // namespace ccs

@@ -1,0 +1,110 @@
+/*
+ * CCS memory registration and one-sided operations (put, get, fences).
+ *
+ *   ccs_mem_t mem;
+ *   ccs_mem_register(buf, len, &mem);            // cached: cheap when repeated
+ *   ccs_rkey_pack(mem, key, &key_len);           // ship key to the others
+ *   ...
+ *   ccs_rkey_t rk;
+ *   ccs_rkey_unpack(owner, key, key_len, &rk);   // on the others
+ *   ccs_put(ctx, owner, src, 8, remote_addr, rk, &done);
+ *   ccs_fence(ctx, owner);                       // everything issued before is complete
+ *
+ * Or name only (owner, remote address) with CCS_RKEY_IMPLICIT: the core
+ * asks the owner for the key once and caches it; the owner answers only
+ * for memory it registered (or, after ccs_mem_expose_all(1), any memory).
+ *
+ * RMA operations are not ordered with each other; conflicting concurrent
+ * accesses are not errors (the bytes are then unspecified). Completions
+ * (callback and/or counter) run inside ccs_progress. Remote ranges are
+ * checked against the key's region: an access outside it completes with
+ * CCS_ERR_OUT_OF_RANGE and touches nothing. Not thread-safe, like the rest
+ * of CCS.
+ */
+#ifndef CCS_RMA_H
+#define CCS_RMA_H
+
+#include <ccs/ccs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A local registration. A stale handle (deregistered) is detected. */
+typedef struct ccs_mem {
+    uint64_t id;
+} ccs_mem_t;
+
+/* A remote key unpacked for one owner; {0} is CCS_RKEY_IMPLICIT. */
+typedef struct ccs_rkey {
+    uint64_t id;
+} ccs_rkey_t;
+
+#ifdef __cplusplus
+#define CCS_RKEY_IMPLICIT (ccs_rkey_t{0})
+#else
+#define CCS_RKEY_IMPLICIT ((ccs_rkey_t){0})
+#endif
+
+/* Makes [addr, addr + length) reachable by other processes' put and get.
+ * Registrations are cached: registering pages already registered costs a
+ * lookup, and deregistered pages stay registered until the unused total
+ * passes CCS_RCACHE_MAX_UNUSED. length 0 is allowed (a key that reaches
+ * nothing). */
+CCS_API ccs_status_t ccs_mem_register(void *addr, size_t length, ccs_mem_t *mem);
+/* CCS_ERR_INVALID_MEMORY for a handle never registered or already
+ * deregistered. */
+CCS_API ccs_status_t ccs_mem_deregister(ccs_mem_t mem);
+/* Whether implicit-key requests from other processes may reach memory this
+ * process never registered (it is then registered on demand). Off by
+ * default; CCS_RMA_EXPOSE=all turns it on for the whole process. */
+CCS_API ccs_status_t ccs_mem_expose_all(int enable);
+
+/* The key other processes need to reach `mem`. *length: capacity in, size
+ * out; buffer NULL asks for the size only. */
+CCS_API ccs_status_t ccs_rkey_pack(ccs_mem_t mem, void *buffer, size_t *length);
+/* Unpacks a key `owner` packed. CCS_ERR_INVALID_KEY when the bytes are not
+ * a key or were packed by another process. */
+CCS_API ccs_status_t ccs_rkey_unpack(int owner, const void *buffer, size_t length, ccs_rkey_t *rkey);
+CCS_API ccs_status_t ccs_rkey_release(ccs_rkey_t rkey);
+
+/* LAPI-style completion counter, owned by the caller: `value` counts
+ * completed operations, `errors` those that failed, `first_error` the
+ * status of the first failure. Put one in ccs_completion_t.counter. */
+typedef struct ccs_counter {
+    uint64_t value;
+    uint64_t errors;
+    ccs_status_t first_error;
+} ccs_counter_t;
+
+CCS_API ccs_status_t ccs_counter_init(ccs_counter_t *counter);
+/* Progresses until counter->value >= value. Returns first_error if any
+ * counted operation failed, CCS_ERR_PEER_FAILED rather than waiting
+ * forever for a dead peer. */
+CCS_API ccs_status_t ccs_counter_wait(ccs_counter_t *counter, uint64_t value);
+
+/* Put `length` bytes from src to remote_addr in `target`'s memory. The
+ * completion fires when the data is visible at the target. Without a
+ * completion, src may be reused on return. */
+CCS_API ccs_status_t ccs_put(ccs_context_t context, int target, const void *src, size_t length,
+                             uint64_t remote_addr, ccs_rkey_t rkey, const ccs_completion_t *completion);
+/* Get `length` bytes from remote_addr in `target`'s memory into dst. The
+ * completion fires when the data is in dst. */
+CCS_API ccs_status_t ccs_get(ccs_context_t context, int target, void *dst, size_t length,
+                             uint64_t remote_addr, ccs_rkey_t rkey, const ccs_completion_t *completion);
+
+/* Blocking forms: issue, then wait for this operation only. */
+CCS_API ccs_status_t ccs_put_sync(ccs_context_t context, int target, const void *src, size_t length,
+                                  uint64_t remote_addr, ccs_rkey_t rkey);
+CCS_API ccs_status_t ccs_get_sync(ccs_context_t context, int target, void *dst, size_t length,
+                                  uint64_t remote_addr, ccs_rkey_t rkey);
+
+/* Completes every RMA operation this context issued to `target` (or to
+ * anyone) before the call. */
+CCS_API ccs_status_t ccs_fence(ccs_context_t context, int target);
+CCS_API ccs_status_t ccs_fence_all(ccs_context_t context);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CCS_RMA_H */

@@ -1,0 +1,256 @@
+// Put, get, counters, fences, implicit keys and registration, on every
+// plugin configuration (native RMA, forced emulation, refused CMA).
+#include "harness.hpp"
+
+#include <ccs/rma.h>
+
+#include <cstring>
+#include <memory>
+
+using namespace conformance;
+
+namespace {
+
+constexpr size_t slot_bytes = 1 << 20;  // per source rank in every window
+
+// A window of size() slots, registered, its key exchanged with everyone.
+class window {
+public:
+    window() : memory_(static_cast<size_t>(size()) * slot_bytes, 0) {
+        CCS_EXPECT_OK(ccs_mem_register(memory_.data(), memory_.size(), &mem_));
+        size_t length = 0;
+        CCS_EXPECT_OK(ccs_rkey_pack(mem_, nullptr, &length));
+        std::vector<uint8_t> packed(length);
+        CCS_EXPECT_OK(ccs_rkey_pack(mem_, packed.data(), &length));
+        // Everyone sends (address, key) to everyone.
+        struct exchange {
+            std::vector<std::vector<uint8_t>> keys;
+            std::vector<uint64_t> bases;
+            int count = 0;
+        } ex;
+        ex.keys.resize(static_cast<size_t>(size()));
+        ex.bases.resize(static_cast<size_t>(size()));
+        auto on_key = [](const ccs_am_message_t *m, void *arg) {
+            auto *e = static_cast<exchange *>(arg);
+            const auto *p = static_cast<const uint8_t *>(m->payload);
+            e->keys[static_cast<size_t>(m->source)].assign(p, p + m->payload_size);
+            e->bases[static_cast<size_t>(m->source)] = m->args[0];
+            ++e->count;
+        };
+        scoped_context ctx("rma-keys", {{1, on_key, &ex}});
+        const uint64_t base = reinterpret_cast<uintptr_t>(memory_.data());
+        for (int t = 0; t < size(); ++t) CCS_EXPECT_OK(ccs_am_send(ctx, t, 1, &base, 1, packed.data(), length, nullptr));
+        EXPECT_TRUE(progress_until([&] { return ex.count == size(); }));
+        CCS_EXPECT_OK(ccs_barrier());
+        for (int r = 0; r < size(); ++r) {
+            ccs_rkey_t k{};
+            const auto &key = ex.keys[static_cast<size_t>(r)];
+            CCS_EXPECT_OK(ccs_rkey_unpack(r, key.data(), key.size(), &k));
+            keys_.push_back(k);
+            bases_.push_back(ex.bases[static_cast<size_t>(r)]);
+        }
+    }
+    ~window() {
+        for (ccs_rkey_t k : keys_) EXPECT_EQ(ccs_rkey_release(k), CCS_OK) << ccs_last_error();
+        EXPECT_EQ(ccs_mem_deregister(mem_), CCS_OK) << ccs_last_error();
+    }
+    // Address of source rank `from`'s slot in `owner`'s window.
+    uint64_t slot(int owner, int from) const { return bases_[static_cast<size_t>(owner)] + static_cast<uint64_t>(from) * slot_bytes; }
+    ccs_rkey_t key(int owner) const { return keys_[static_cast<size_t>(owner)]; }
+    uint8_t *local_slot(int from) { return memory_.data() + static_cast<size_t>(from) * slot_bytes; }
+    ccs_mem_t handle() const { return mem_; }
+
+private:
+    std::vector<uint8_t> memory_;
+    ccs_mem_t mem_{};
+    std::vector<ccs_rkey_t> keys_;
+    std::vector<uint64_t> bases_;
+};
+
+int right() { return (rank() + 1) % size(); }
+int left() { return (rank() + size() - 1) % size(); }
+
+}  // namespace
+
+TEST(Rma, PutThenGetEverySizeToTheNextRank) {
+    scoped_context ctx("rma-put-get");
+    window w;
+    for (size_t bytes : {size_t{1}, size_t{8}, size_t{100}, size_t{4096}, size_t{65537}, slot_bytes}) {
+        std::vector<uint8_t> out(bytes), back(bytes, 0);
+        fill_pattern(out, static_cast<uint64_t>(rank()), bytes);
+        ccs_counter_t done;
+        CCS_ASSERT_OK(ccs_counter_init(&done));
+        const ccs_completion_t c{nullptr, nullptr, &done};
+        CCS_EXPECT_OK(ccs_put(ctx, right(), out.data(), bytes, w.slot(right(), rank()), w.key(right()), &c));
+        CCS_EXPECT_OK(ccs_counter_wait(&done, 1));
+        CCS_EXPECT_OK(ccs_barrier());
+        // What the left neighbour put is here, and nothing past it moved.
+        EXPECT_TRUE(check_pattern(w.local_slot(left()), bytes, static_cast<uint64_t>(left()), bytes)) << bytes;
+        // Sizes grow, so the byte after this put was never written.
+        if (bytes < slot_bytes) {
+            EXPECT_EQ(w.local_slot(left())[bytes], 0) << bytes;
+        }
+        CCS_EXPECT_OK(ccs_get(ctx, right(), back.data(), bytes, w.slot(right(), rank()), w.key(right()), &c));
+        CCS_EXPECT_OK(ccs_counter_wait(&done, 2));
+        EXPECT_EQ(back, out) << bytes;
+        EXPECT_EQ(done.errors, 0u);
+        CCS_EXPECT_OK(ccs_barrier());
+    }
+}
+
+TEST(Rma, CallbacksAndCountersAndSyncForms) {
+    scoped_context ctx("rma-completions");
+    window w;
+    struct tally {
+        int calls = 0;
+        ccs_status_t last = CCS_ERR_INTERNAL;
+    } t;
+    auto on_done = [](ccs_status_t st, void *arg) {
+        auto *x = static_cast<tally *>(arg);
+        ++x->calls;
+        x->last = st;
+    };
+    ccs_counter_t counter;
+    CCS_ASSERT_OK(ccs_counter_init(&counter));
+    const ccs_completion_t both{on_done, &t, &counter};
+    const uint64_t value = 0x1122334455667788ull + static_cast<uint64_t>(rank());
+    for (int i = 0; i < 100; ++i)
+        CCS_EXPECT_OK(ccs_put(ctx, right(), &value, 8, w.slot(right(), rank()) + 8 * static_cast<uint64_t>(i),
+                              w.key(right()), &both));
+    CCS_EXPECT_OK(ccs_counter_wait(&counter, 100));
+    EXPECT_EQ(t.calls, 100);
+    EXPECT_EQ(t.last, CCS_OK);
+    uint64_t got = 0;
+    CCS_EXPECT_OK(ccs_get_sync(ctx, right(), &got, 8, w.slot(right(), rank()) + 8 * 99, w.key(right())));
+    EXPECT_EQ(got, value);
+    const uint64_t other = ~value;
+    CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &other, 8, w.slot(right(), rank()), w.key(right())));
+    CCS_EXPECT_OK(ccs_get_sync(ctx, right(), &got, 8, w.slot(right(), rank()), w.key(right())));
+    EXPECT_EQ(got, other);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(Rma, FenceCompletesEverythingIssuedBefore) {
+    scoped_context ctx("rma-fence");
+    window w;
+    std::vector<uint8_t> chunk(4096);
+    for (int i = 0; i < 64; ++i) {
+        fill_pattern(chunk, static_cast<uint64_t>(rank()), static_cast<uint64_t>(i));
+        // No completion: the buffer is reusable at once, the fence covers it.
+        CCS_EXPECT_OK(ccs_put(ctx, right(), chunk.data(), chunk.size(),
+                              w.slot(right(), rank()) + static_cast<uint64_t>(i) * chunk.size(), w.key(right()), nullptr));
+    }
+    CCS_EXPECT_OK(ccs_fence(ctx, right()));
+    CCS_EXPECT_OK(ccs_fence_all(ctx));
+    CCS_EXPECT_OK(ccs_barrier());
+    for (int i = 0; i < 64; ++i)
+        EXPECT_TRUE(check_pattern(w.local_slot(left()) + static_cast<size_t>(i) * chunk.size(), chunk.size(),
+                                  static_cast<uint64_t>(left()), static_cast<uint64_t>(i)))
+            << "chunk " << i;
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(Rma, ImplicitKeysReachRegisteredMemoryOnly) {
+    scoped_context ctx("rma-implicit");
+    window w;
+    std::vector<uint8_t> unregistered(4096, 0xEE);
+    const uint64_t requests_before = stat("rma.key_requests");
+    const uint64_t value = 4242 + static_cast<uint64_t>(rank());
+    for (int i = 0; i < 10; ++i)
+        CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &value, 8, w.slot(right(), rank()) + 8 * static_cast<uint64_t>(i),
+                                   CCS_RKEY_IMPLICIT));
+    // One request for the key, then the cache.
+    EXPECT_EQ(stat("rma.key_requests") - requests_before, right() == rank() ? 0u : 1u);
+    uint64_t got = 0;
+    CCS_EXPECT_OK(ccs_get_sync(ctx, right(), &got, 8, w.slot(right(), rank()) + 72, CCS_RKEY_IMPLICIT));
+    EXPECT_EQ(got, value);
+    // Memory the target never registered stays out of reach.
+    const uint64_t remote_unregistered = reinterpret_cast<uintptr_t>(unregistered.data());
+    std::vector<uint64_t> addresses(static_cast<size_t>(size()));
+    struct gather {
+        std::vector<uint64_t> *at;
+        int count = 0;
+    } g{&addresses};
+    scoped_context ex("rma-addresses", {{1,
+                                         [](const ccs_am_message_t *m, void *arg) {
+                                             auto *x = static_cast<gather *>(arg);
+                                             (*x->at)[static_cast<size_t>(m->source)] = m->args[0];
+                                             ++x->count;
+                                         },
+                                         &g}});
+    for (int t = 0; t < size(); ++t) CCS_EXPECT_OK(ccs_am_send(ex, t, 1, &remote_unregistered, 1, nullptr, 0, nullptr));
+    EXPECT_TRUE(progress_until([&] { return g.count == size(); }));
+    CCS_EXPECT_OK(ccs_barrier());
+    const uint64_t junk = 0;
+    const ccs_status_t st =
+        ccs_put_sync(ctx, right(), &junk, 8, addresses[static_cast<size_t>(right())], CCS_RKEY_IMPLICIT);
+    EXPECT_EQ(st, CCS_ERR_NOT_REGISTERED) << ccs_strerror(st);
+    CCS_EXPECT_OK(ccs_barrier());
+    for (uint8_t b : unregistered) ASSERT_EQ(b, 0xEE) << "a put reached unregistered memory";
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(Rma, RegistrationCacheCountsHitsNotPluginCalls) {
+    // Static: heap memory may reuse pages an earlier window registered,
+    // which the cache (rightly) still holds.
+    alignas(4096) static uint8_t storage[1 << 20];
+    const std::vector<uint8_t>::size_type n = sizeof storage;
+    struct {
+        uint8_t *data() { return storage; }
+        size_t size() const { return n; }
+        size_t n;
+    } buffer{n};
+    const uint64_t registrations = stat("rcache.registrations"), hits = stat("rcache.hits");
+    ccs_mem_t a{}, b{}, c{};
+    CCS_ASSERT_OK(ccs_mem_register(buffer.data(), buffer.size(), &a));
+    CCS_ASSERT_OK(ccs_mem_register(buffer.data() + 4096, 8192, &b));  // inside: a hit
+    EXPECT_EQ(stat("rcache.registrations") - registrations, 1u);
+    EXPECT_EQ(stat("rcache.hits") - hits, 1u);
+    CCS_EXPECT_OK(ccs_mem_deregister(a));
+    CCS_EXPECT_OK(ccs_mem_deregister(b));
+    CCS_ASSERT_OK(ccs_mem_register(buffer.data(), 64, &c));  // lazily kept: still a hit
+    EXPECT_EQ(stat("rcache.registrations") - registrations, 1u);
+    CCS_EXPECT_OK(ccs_mem_deregister(c));
+    EXPECT_EQ(ccs_mem_deregister(c), CCS_ERR_INVALID_MEMORY);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(Rma, BadInputIsRefusedAndDamagesNothing) {
+    scoped_context ctx("rma-bad-input");
+    window w;
+    const uint64_t value = 7;
+    uint64_t got = 0;
+    const ccs_rkey_t k = w.key(right());
+    const uint64_t end = w.slot(right(), size());  // one past the window
+    std::memset(w.local_slot(left()), 0x5A, 64);
+    CCS_EXPECT_OK(ccs_barrier());
+    EXPECT_EQ(ccs_put(ctx, right(), &value, 8, end - 4, k, nullptr), CCS_ERR_OUT_OF_RANGE);
+    EXPECT_EQ(ccs_get(ctx, right(), &got, 8, w.slot(right(), 0) - 8, k, nullptr), CCS_ERR_OUT_OF_RANGE);
+    EXPECT_EQ(ccs_put(ctx, size(), &value, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_RANK);
+    EXPECT_EQ(ccs_put(ctx, -1, &value, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_RANK);
+    EXPECT_EQ(ccs_put(ccs_context_t{60000}, right(), &value, 8, w.slot(right(), rank()), k, nullptr),
+              CCS_ERR_INVALID_CONTEXT);
+    EXPECT_EQ(ccs_put(ctx, right(), nullptr, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_put(ctx, right(), &value, 8, w.slot(right(), rank()), ccs_rkey_t{999999}, nullptr),
+              CCS_ERR_INVALID_KEY);
+    if (size() > 1) {  // a key used for a rank that did not pack it
+        EXPECT_EQ(ccs_put(ctx, rank(), &value, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_KEY);
+    }
+    const uint8_t junk[16] = {1, 2, 3};
+    ccs_rkey_t bad{};
+    EXPECT_EQ(ccs_rkey_unpack(right(), junk, sizeof junk, &bad), CCS_ERR_INVALID_KEY);
+    EXPECT_EQ(ccs_rkey_unpack(size(), junk, sizeof junk, &bad), CCS_ERR_INVALID_RANK);
+    EXPECT_EQ(ccs_rkey_release(ccs_rkey_t{999999}), CCS_ERR_INVALID_KEY);
+    EXPECT_EQ(ccs_mem_deregister(ccs_mem_t{999999}), CCS_ERR_INVALID_MEMORY);
+    size_t length = 0;
+    EXPECT_EQ(ccs_rkey_pack(ccs_mem_t{999999}, nullptr, &length), CCS_ERR_INVALID_MEMORY);
+    EXPECT_EQ(ccs_mem_register(nullptr, 8, nullptr), CCS_ERR_INVALID_ARG);
+    CCS_EXPECT_OK(ccs_barrier());
+    // Nothing landed, and the job still works.
+    for (int i = 0; i < 64; ++i) EXPECT_EQ(w.local_slot(left())[i], 0x5A);
+    CCS_EXPECT_OK(ccs_barrier());  // everyone has looked before anyone writes
+    CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &value, 8, w.slot(right(), rank()), k));
+    CCS_EXPECT_OK(ccs_get_sync(ctx, right(), &got, 8, w.slot(right(), rank()), k));
+    EXPECT_EQ(got, value);
+    CCS_EXPECT_OK(ccs_barrier());
+}
