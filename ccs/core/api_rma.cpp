@@ -1,7 +1,10 @@
 // C entry points: memory registration, remote keys, counters, put, get and
 // fences (ccs/rma.h).
 #include "api_guard.hpp"
+#include "handle.hpp"
+#include "walker.hpp"
 
+#include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
 using namespace ccs;
@@ -25,6 +28,65 @@ ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const
     if (length > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name + ": local buffer is NULL but length > 0");
     if (rt->am().peer_has_failed(target))
         return fail(CCS_ERR_PEER_FAILED, name + ": rank " + std::to_string(target) + " has failed");
+    return CCS_OK;
+}
+
+rma_engine::operation contiguous(bool put, int target, const void *local, size_t length, uint64_t remote) {
+    rma_engine::operation op;
+    op.is_put = put;
+    op.target = target;
+    op.local.push(reinterpret_cast<uintptr_t>(local), length);
+    op.remote.push(remote, length);
+    return op;
+}
+
+// The pieces of `count` elements of `dd` at `base` (local or remote), in
+// stream order, appended to `out`.
+void add_pieces(rma_engine::segment_list &out, uint64_t base, int64_t count, ccs_datadesc_t dd, int64_t bytes) {
+    dd::for_each_piece(*dd->compiled, count, 0, bytes, [&](int64_t at, int64_t len) {
+        out.push(base + static_cast<uint64_t>(at), static_cast<size_t>(len));
+        return true;
+    });
+}
+
+// Checks and builds a datadesc operation: both sides committed, counts
+// not negative, the same number of bytes.
+ccs_status_t layout_op(const char *call, bool put, int target, const void *local, int64_t local_count,
+                       ccs_datadesc_t local_dd, uint64_t remote, int64_t remote_count, ccs_datadesc_t remote_dd,
+                       rma_engine::operation &op) {
+    ccs_status_t st = dd::check_handle(local_dd, call, true);
+    if (st != CCS_OK || (st = dd::check_handle(remote_dd, call, true)) != CCS_OK) return st;
+    const std::string name = call;
+    if (local_count < 0 || remote_count < 0) return fail(CCS_ERR_INVALID_ARG, name + ": a count is negative");
+    int64_t local_bytes = 0, remote_bytes = 0;
+    if (__builtin_mul_overflow(local_count, local_dd->compiled->size, &local_bytes) ||
+        __builtin_mul_overflow(remote_count, remote_dd->compiled->size, &remote_bytes))
+        return fail(CCS_ERR_OVERFLOW, name + ": count times datadesc size overflows");
+    if (local_bytes != remote_bytes)
+        return fail(CCS_ERR_INVALID_ARG, name + ": the local side holds " + std::to_string(local_bytes) +
+                                             " bytes, the remote side " + std::to_string(remote_bytes));
+    if (local_bytes > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name + ": local buffer is NULL");
+    op.is_put = put;
+    op.target = target;
+    add_pieces(op.local, reinterpret_cast<uintptr_t>(local), local_count, local_dd, local_bytes);
+    add_pieces(op.remote, remote, remote_count, remote_dd, remote_bytes);
+    return CCS_OK;
+}
+
+ccs_status_t with_notify(const char *call, rma_engine::operation &op, uint16_t handler_id, const uint64_t *args,
+                         size_t nargs) {
+    const std::string name = call;
+    if (handler_id >= CCS_AM_MAX_HANDLERS)
+        return fail(CCS_ERR_INVALID_HANDLER, name + ": handler id " + std::to_string(handler_id) + " is not below " +
+                                                 std::to_string(CCS_AM_MAX_HANDLERS));
+    if (nargs > CCS_AM_MAX_ARGS)
+        return fail(CCS_ERR_TOO_MANY_ARGS,
+                    name + ": " + std::to_string(nargs) + " arguments, at most " + std::to_string(CCS_AM_MAX_ARGS));
+    if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, name + ": args is NULL but nargs > 0");
+    op.after.wanted = true;
+    op.after.handler = handler_id;
+    op.after.nargs = static_cast<uint8_t>(nargs);
+    for (size_t i = 0; i < nargs; ++i) op.after.args[i] = args[i];
     return CCS_OK;
 }
 
@@ -135,7 +197,7 @@ ccs_status_t ccs_put(ccs_context_t handle, int target, const void *src, size_t l
         context *ctx = nullptr;
         const ccs_status_t st = check_rma("ccs_put", handle, target, src, length, rt, ctx);
         if (st != CCS_OK) return st;
-        return rt->rma().put(*ctx, target, src, length, remote_addr, rkey, completion);
+        return rt->rma().submit(*ctx, contiguous(true, target, src, length, remote_addr), rkey, completion);
     });
 }
 
@@ -146,7 +208,7 @@ ccs_status_t ccs_get(ccs_context_t handle, int target, void *dst, size_t length,
         context *ctx = nullptr;
         const ccs_status_t st = check_rma("ccs_get", handle, target, dst, length, rt, ctx);
         if (st != CCS_OK) return st;
-        return rt->rma().get(*ctx, target, dst, length, remote_addr, rkey, completion);
+        return rt->rma().submit(*ctx, contiguous(false, target, dst, length, remote_addr), rkey, completion);
     });
 }
 
@@ -158,7 +220,7 @@ ccs_status_t ccs_put_sync(ccs_context_t handle, int target, const void *src, siz
         const ccs_status_t st = check_rma("ccs_put_sync", handle, target, src, length, rt, ctx);
         if (st != CCS_OK) return st;
         return issue_and_wait(*rt, "ccs_put_sync", [&](const ccs_completion_t &c) {
-            return rt->rma().put(*ctx, target, src, length, remote_addr, rkey, &c);
+            return rt->rma().submit(*ctx, contiguous(true, target, src, length, remote_addr), rkey, &c);
         });
     });
 }
@@ -171,8 +233,68 @@ ccs_status_t ccs_get_sync(ccs_context_t handle, int target, void *dst, size_t le
         const ccs_status_t st = check_rma("ccs_get_sync", handle, target, dst, length, rt, ctx);
         if (st != CCS_OK) return st;
         return issue_and_wait(*rt, "ccs_get_sync", [&](const ccs_completion_t &c) {
-            return rt->rma().get(*ctx, target, dst, length, remote_addr, rkey, &c);
+            return rt->rma().submit(*ctx, contiguous(false, target, dst, length, remote_addr), rkey, &c);
         });
+    });
+}
+
+ccs_status_t ccs_put_datadesc(ccs_context_t handle, int target, const void *src, int64_t src_count,
+                              ccs_datadesc_t src_dd, uint64_t remote_addr, int64_t dst_count, ccs_datadesc_t dst_dd,
+                              ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        const char *call = "ccs_put_datadesc";
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        rma_engine::operation op;
+        if (st != CCS_OK ||
+            (st = layout_op(call, true, target, src, src_count, src_dd, remote_addr, dst_count, dst_dd, op)) != CCS_OK)
+            return st;
+        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
+    });
+}
+
+ccs_status_t ccs_get_datadesc(ccs_context_t handle, int target, void *dst, int64_t dst_count, ccs_datadesc_t dst_dd,
+                              uint64_t remote_addr, int64_t src_count, ccs_datadesc_t src_dd, ccs_rkey_t rkey,
+                              const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        const char *call = "ccs_get_datadesc";
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        rma_engine::operation op;
+        if (st != CCS_OK ||
+            (st = layout_op(call, false, target, dst, dst_count, dst_dd, remote_addr, src_count, src_dd, op)) != CCS_OK)
+            return st;
+        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
+    });
+}
+
+ccs_status_t ccs_put_notify(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,
+                            ccs_rkey_t rkey, uint16_t handler_id, const uint64_t *args, size_t nargs,
+                            const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_rma("ccs_put_notify", handle, target, src, length, rt, ctx);
+        if (st != CCS_OK) return st;
+        rma_engine::operation op = contiguous(true, target, src, length, remote_addr);
+        if ((st = with_notify("ccs_put_notify", op, handler_id, args, nargs)) != CCS_OK) return st;
+        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
+    });
+}
+
+ccs_status_t ccs_get_notify(ccs_context_t handle, int target, void *dst, size_t length, uint64_t remote_addr,
+                            ccs_rkey_t rkey, uint16_t handler_id, const uint64_t *args, size_t nargs,
+                            const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_rma("ccs_get_notify", handle, target, dst, length, rt, ctx);
+        if (st != CCS_OK) return st;
+        rma_engine::operation op = contiguous(false, target, dst, length, remote_addr);
+        if ((st = with_notify("ccs_get_notify", op, handler_id, args, nargs)) != CCS_OK) return st;
+        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
     });
 }
 
@@ -184,7 +306,8 @@ ccs_status_t ccs_fence(ccs_context_t handle, int target) {
         if (st != CCS_OK) return st;
         if ((st = check_not_in_callback(*rt, "ccs_fence")) != CCS_OK) return st;
         const uint16_t id = ctx->id();
-        rt->progress_until([&] { return rt->rma().outstanding(id, target) == 0; });
+        // Complete means completed: their callbacks and counters too.
+        rt->progress_until([&] { return rt->rma().outstanding(id, target) == 0 && !rt->rma().busy(); });
         if (rt->am().peer_has_failed(target))
             return fail(CCS_ERR_PEER_FAILED, "ccs_fence: rank " + std::to_string(target) + " failed");
         return CCS_OK;
@@ -202,8 +325,17 @@ ccs_status_t ccs_fence_all(ccs_context_t handle) {
                                                      " was never created or has been destroyed");
         if ((st = check_not_in_callback(*rt, "ccs_fence_all")) != CCS_OK) return st;
         const uint16_t id = ctx->id();
-        rt->progress_until([&] { return rt->rma().outstanding(id, -1) == 0; });
+        rt->progress_until([&] { return rt->rma().outstanding(id, -1) == 0 && !rt->rma().busy(); });
         return CCS_OK;
+    });
+}
+
+ccs_status_t ccs_fence_global(ccs_context_t handle) {
+    return guarded([&]() -> ccs_status_t {
+        const ccs_status_t st = ccs_fence_all(handle);
+        if (st != CCS_OK) return st;
+        // Every process has completed its own operations once all arrive.
+        return ccs_barrier();
     });
 }
 

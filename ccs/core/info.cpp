@@ -16,6 +16,8 @@ std::string caps_text(uint64_t caps) {
     std::string s;
     if (caps & CCS_PLUGIN_CAP_AM) s += "am ";
     if (caps & CCS_PLUGIN_CAP_AM_ORDERED) s += "am-ordered ";
+    if (caps & CCS_PLUGIN_CAP_PUT) s += "put ";
+    if (caps & CCS_PLUGIN_CAP_GET) s += "get ";
     if (!s.empty()) s.pop_back();
     return s.empty() ? "none" : s;
 }

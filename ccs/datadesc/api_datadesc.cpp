@@ -395,52 +395,20 @@ ccs_status_t ccs_datadesc_iov_walk(const void *base, int64_t count, ccs_datadesc
     auto *mem = const_cast<uint8_t *>(static_cast<const uint8_t *>(base));
     int64_t n = 0;
     const int64_t budget = std::min(max_bytes, total - offset);
-    int64_t left = budget;
-    // Adds one piece (merged with the previous one if adjacent); false when
+    // Adds one piece, merged with the previous one if adjacent; false when
     // the vector is full and the piece did not fit.
-    auto emit = [&](uint8_t *at, int64_t len) {
-        len = std::min(len, left);
-        if (n > 0 && static_cast<uint8_t *>(iov[n - 1].base) + iov[n - 1].length == at) {
+    auto emit = [&](int64_t at, int64_t len) {
+        if (n > 0 && static_cast<uint8_t *>(iov[n - 1].base) + iov[n - 1].length == mem + at) {
             iov[n - 1].length += len;
-        } else {
-            if (n == max_entries) return false;
-            iov[n++] = {at, len};
+            return true;
         }
-        left -= len;
+        if (n == max_entries) return false;
+        iov[n++] = {mem + at, len};
         return true;
     };
-    if (left > 0 && max_entries > 0) {
-        walker w(*dd->compiled, count);
-        w.seek(offset);
-        run r;
-        bool room = true;
-        while (room && left > 0 && w.next(r)) {
-            if (r.list) {  // a copy list
-                for (int64_t k = 0; room && k < r.count && left > 0; ++k)
-                    room = emit(mem + r.mem + r.list[2 * k], r.list[2 * k + 1]);
-                continue;
-            }
-            if (r.inner_count) {  // pieces that are strided runs themselves
-                for (int64_t i = 0; room && i < r.count && left > 0; ++i)
-                    for (int64_t j = 0; room && j < r.inner_count && left > 0; ++j)
-                        room = emit(mem + r.mem + r.at(i) + j * r.inner_stride, r.len);
-                continue;
-            }
-            if (r.body) {  // iterations of a body of copies
-                for (int64_t i = 0; room && i < r.count && left > 0; ++i)
-                    for (uint32_t k = 0; room && k < r.body_ops && left > 0; ++k)
-                        room = emit(mem + r.mem + r.at(i) + r.body[k].disp, r.body[k].len);
-                continue;
-            }
-            if (!r.offsets && (r.count == 1 || r.stride == r.len)) {
-                room = emit(mem + r.mem, r.len * r.count);
-                continue;
-            }
-            for (int64_t i = 0; room && i < r.count && left > 0; ++i) room = emit(mem + r.mem + r.at(i), r.len);
-        }
-    }
+    const int64_t moved = budget > 0 && max_entries > 0 ? for_each_piece(*dd->compiled, count, offset, budget, emit) : 0;
     *entries = n;
-    *bytes = budget - left;
+    *bytes = moved;
     return CCS_OK;
 }
 

@@ -6,6 +6,7 @@
 
 #include "program.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace ccs::dd {
@@ -64,5 +65,40 @@ private:
     int64_t skip_ = 0;   // bytes to skip at the next copy (seek landed inside it)
     int64_t entry_ = 0;  // copy of a copy list the next run starts at (seek landed there)
 };
+
+// Calls emit(offset, length) for each contiguous piece of the stream from
+// `offset` on, `budget` bytes at most (the last piece cut to fit), with
+// memory offsets relative to the buffer; stops early when emit returns
+// false. Adjacent pieces are not merged here. Returns the bytes emitted.
+template <typename Emit>
+int64_t for_each_piece(const program &p, int64_t count, int64_t offset, int64_t budget, Emit emit) {
+    int64_t left = budget;
+    bool room = true;
+    auto piece = [&](int64_t at, int64_t len) {
+        len = std::min(len, left);
+        if ((room = emit(at, len))) left -= len;
+    };
+    walker w(p, count);
+    w.seek(offset);
+    run r;
+    while (room && left > 0 && w.next(r)) {
+        if (r.list) {  // a copy list
+            for (int64_t k = 0; room && k < r.count && left > 0; ++k) piece(r.mem + r.list[2 * k], r.list[2 * k + 1]);
+        } else if (r.inner_count) {  // pieces that are strided runs themselves
+            for (int64_t i = 0; room && i < r.count && left > 0; ++i)
+                for (int64_t j = 0; room && j < r.inner_count && left > 0; ++j)
+                    piece(r.mem + r.at(i) + j * r.inner_stride, r.len);
+        } else if (r.body) {  // iterations of a body of copies
+            for (int64_t i = 0; room && i < r.count && left > 0; ++i)
+                for (uint32_t k = 0; room && k < r.body_ops && left > 0; ++k)
+                    piece(r.mem + r.at(i) + r.body[k].disp, r.body[k].len);
+        } else if (!r.offsets && (r.count == 1 || r.stride == r.len)) {
+            piece(r.mem, r.len * r.count);
+        } else {
+            for (int64_t i = 0; room && i < r.count && left > 0; ++i) piece(r.mem + r.at(i), r.len);
+        }
+    }
+    return budget - left;
+}
 
 }  // namespace ccs::dd

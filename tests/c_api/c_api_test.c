@@ -2,6 +2,8 @@
  * runs as a multi-process job (under ccsrun, Open MPI's mpirun or MPICH's
  * mpiexec). Usage: c_api_test [expected-size] */
 #include <ccs/ccs.h>
+#include <ccs/datadesc.h>
+#include <ccs/rma.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,30 @@ int main(int argc, char **argv) {
     CHECK(tally.sum == (uint64_t)size * (uint64_t)(size + 1) / 2);
     CHECK(ccs_am_send(ctx, size, 4, NULL, 0, NULL, 0, NULL) == CCS_ERR_INVALID_RANK);
     CHECK(strstr(ccs_strerror(CCS_ERR_INVALID_RANK), "CCS_ERR_INVALID_RANK") != NULL);
+    {  /* RMA from C: a put to itself through a packed and unpacked key */
+        static uint64_t window[4];
+        uint64_t value = 99, back = 0;
+        unsigned char key[512];
+        size_t key_len = sizeof key;
+        ccs_mem_t mem;
+        ccs_rkey_t rk;
+        ccs_counter_t done;
+        ccs_completion_t c = {NULL, NULL, NULL};
+        c.counter = &done;
+        CHECK(ccs_counter_init(&done) == CCS_OK);
+        CHECK(ccs_mem_register(window, sizeof window, &mem) == CCS_OK);
+        CHECK(ccs_rkey_pack(mem, key, &key_len) == CCS_OK);
+        CHECK(ccs_rkey_unpack(rank, key, key_len, &rk) == CCS_OK);
+        CHECK(ccs_put(ctx, rank, &value, 8, (uint64_t)(uintptr_t)&window[1], rk, &c) == CCS_OK);
+        CHECK(ccs_counter_wait(&done, 1) == CCS_OK);
+        CHECK(ccs_get_datadesc(ctx, rank, &back, 8, CCS_BYTE, (uint64_t)(uintptr_t)&window[1], 8, CCS_BYTE, rk, &c) ==
+              CCS_OK);
+        CHECK(ccs_fence_all(ctx) == CCS_OK);
+        CHECK(back == 99 && window[1] == 99);
+        CHECK(ccs_rkey_release(rk) == CCS_OK);
+        CHECK(ccs_mem_deregister(mem) == CCS_OK);
+        CHECK(ccs_mem_deregister(mem) == CCS_ERR_INVALID_MEMORY);
+    }
     CHECK(ccs_barrier() == CCS_OK);
     CHECK(ccs_context_destroy(ctx) == CCS_OK);
     CHECK(ccs_am_send(ctx, 0, 4, NULL, 0, NULL, 0, NULL) == CCS_ERR_INVALID_CONTEXT);

@@ -2,6 +2,7 @@
 // plugin configuration (native RMA, forced emulation, refused CMA).
 #include "harness.hpp"
 
+#include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
 #include <cstring>
@@ -252,5 +253,127 @@ TEST(Rma, BadInputIsRefusedAndDamagesNothing) {
     CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &value, 8, w.slot(right(), rank()), k));
     CCS_EXPECT_OK(ccs_get_sync(ctx, right(), &got, 8, w.slot(right(), rank()), k));
     EXPECT_EQ(got, value);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+namespace {
+
+// Layouts both sides build the same way; each holds `bytes` data bytes.
+struct shape {
+    const char *name;
+    ccs_datadesc_t dd = nullptr;
+    int64_t count = 1;
+};
+
+std::vector<shape> shapes() {
+    std::vector<shape> out;
+    auto add = [&](const char *name, ccs_datadesc_t dd, int64_t count) {
+        EXPECT_EQ(ccs_datadesc_commit(dd), CCS_OK) << name;
+        out.push_back({name, dd, count});
+    };
+    ccs_datadesc_t dd = nullptr;
+    ccs_datadesc_vector(512, 3, 7, CCS_BYTE, &dd);  // 1536 bytes
+    add("vector", dd, 1);
+    const int64_t bl[] = {100, 1, 435, 1000}, disp[] = {3000, 0, 17, 1500};  // 1536 bytes, unsorted
+    ccs_datadesc_hindexed(4, bl, disp, CCS_BYTE, &dd);
+    add("hindexed", dd, 1);
+    const int64_t sizes[] = {8, 16, 48}, sub[] = {4, 8, 12}, starts[] = {2, 3, 20};  // 384 bytes
+    ccs_datadesc_subarray(3, sizes, sub, starts, CCS_ORDER_C, CCS_BYTE, &dd);
+    add("subarray", dd, 4);
+    const int64_t sbl[] = {8, 4, 3, 1}, sdisp[] = {0, 8, 12, 24};  // 16 bytes in 40
+    const ccs_datadesc_t types[] = {CCS_BYTE, CCS_BYTE, CCS_BYTE, CCS_BYTE};
+    ccs_datadesc_t one = nullptr;
+    ccs_datadesc_struct(4, sbl, sdisp, types, &one);
+    ccs_datadesc_resized(one, 0, 40, &dd);
+    ccs_datadesc_free(&one);
+    add("struct", dd, 96);
+    return out;
+}
+
+void free_shapes(std::vector<shape> &all) {
+    for (auto &s : all) ccs_datadesc_free(&s.dd);
+}
+
+}  // namespace
+
+TEST(Rma, DatadescOnBothSidesWithDifferentCounts) {
+    scoped_context ctx("rma-datadesc");
+    window w;
+    auto all = shapes();
+    const int64_t bytes = 1536;
+    for (size_t a = 0; a < all.size(); ++a) {
+        const size_t b = (a + 1) % all.size();  // remote layout differs from the local one
+        // The stream: what the local layout packs from a patterned source.
+        std::vector<uint8_t> source(64 << 10), stream(static_cast<size_t>(bytes)), expected(slot_bytes, 0);
+        fill_pattern(source, static_cast<uint64_t>(rank()), a);
+        int64_t done = 0;
+        CCS_ASSERT_OK(ccs_datadesc_pack(source.data(), all[a].count, all[a].dd, 0, stream.data(), bytes, &done));
+        ASSERT_EQ(done, bytes) << all[a].name;
+        std::memset(w.local_slot(left()), 0, 64 << 10);
+        CCS_EXPECT_OK(ccs_barrier());
+        CCS_EXPECT_OK(ccs_put_datadesc(ctx, right(), source.data(), all[a].count, all[a].dd, w.slot(right(), rank()),
+                                       all[b].count, all[b].dd, w.key(right()), nullptr));
+        CCS_EXPECT_OK(ccs_fence_global(ctx));
+        // Here: the left neighbour's stream, laid out by layout b.
+        std::vector<uint8_t> theirs(64 << 10), their_stream(static_cast<size_t>(bytes)), want(64 << 10, 0);
+        fill_pattern(theirs, static_cast<uint64_t>(left()), a);
+        CCS_ASSERT_OK(ccs_datadesc_pack(theirs.data(), all[a].count, all[a].dd, 0, their_stream.data(), bytes, &done));
+        CCS_ASSERT_OK(ccs_datadesc_unpack(their_stream.data(), bytes, want.data(), all[b].count, all[b].dd, 0, &done));
+        EXPECT_EQ(std::memcmp(w.local_slot(left()), want.data(), want.size()), 0)
+            << all[a].name << " -> " << all[b].name;
+        // And back: get layout b remotely into contiguous bytes.
+        std::vector<uint8_t> back(static_cast<size_t>(bytes), 0);
+        CCS_EXPECT_OK(ccs_get_datadesc(ctx, right(), back.data(), bytes, CCS_BYTE, w.slot(right(), rank()),
+                                       all[b].count, all[b].dd, w.key(right()), nullptr));
+        CCS_EXPECT_OK(ccs_fence(ctx, right()));
+        EXPECT_EQ(back, stream) << all[b].name;
+        CCS_EXPECT_OK(ccs_barrier());
+    }
+    int64_t one_byte = 1;
+    EXPECT_EQ(ccs_put_datadesc(ctx, right(), &one_byte, 1, CCS_BYTE, w.slot(right(), rank()), 2, CCS_BYTE,
+                               w.key(right()), nullptr),
+              CCS_ERR_INVALID_ARG);  // 1 byte here, 2 there
+    free_shapes(all);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(Rma, NotifyHandlersRunAfterTheDataLanded) {
+    struct seen {
+        int puts = 0, gets = 0, wrong = 0;
+    } s;
+    auto on_put = [](const ccs_am_message_t *m, void *arg) {
+        auto *x = static_cast<seen *>(arg);
+        // The data is already here when the handler runs.
+        uint64_t landed = 0;
+        std::memcpy(&landed, reinterpret_cast<const void *>(m->args[1]), 8);
+        if (landed != m->args[0]) ++x->wrong;
+        ++x->puts;
+    };
+    auto on_get = [](const ccs_am_message_t *m, void *arg) {
+        auto *x = static_cast<seen *>(arg);
+        if (m->nargs != 1 || m->args[0] != 77) ++x->wrong;
+        ++x->gets;
+    };
+    scoped_context ctx("rma-notify", {{3, on_put, &s}, {4, on_get, &s}});
+    window w;
+    for (uint64_t i = 0; i < 20; ++i) {
+        const uint64_t value = (static_cast<uint64_t>(rank()) << 32) | i;
+        const uint64_t at = w.slot(right(), rank()) + 8 * i;
+        const uint64_t args[2] = {value, at};
+        CCS_EXPECT_OK(ccs_put_notify(ctx, right(), &value, 8, at, w.key(right()), 3, args, 2, nullptr));
+    }
+    uint64_t got = 0;
+    const uint64_t tag = 77;
+    ccs_counter_t done;
+    CCS_ASSERT_OK(ccs_counter_init(&done));
+    const ccs_completion_t c{nullptr, nullptr, &done};
+    CCS_EXPECT_OK(ccs_get_notify(ctx, right(), &got, 8, w.slot(right(), rank()), w.key(right()), 4, &tag, 1, &c));
+    CCS_EXPECT_OK(ccs_counter_wait(&done, 1));
+    EXPECT_EQ(got, static_cast<uint64_t>(rank()) << 32);
+    EXPECT_TRUE(progress_until([&] { return s.puts == 20 && s.gets == 1; }));
+    EXPECT_EQ(s.wrong, 0);
+    EXPECT_EQ(ccs_put_notify(ctx, right(), &got, 8, w.slot(right(), rank()), w.key(right()), CCS_AM_MAX_HANDLERS,
+                             nullptr, 0, nullptr),
+              CCS_ERR_INVALID_HANDLER);
     CCS_EXPECT_OK(ccs_barrier());
 }

@@ -3,8 +3,8 @@
 // conformance suite also runs). The target checks every access against
 // what it registered, so a stale or forged address touches nothing.
 //
-//   put request  args {token}                payload {addr, length, data}
-//   get request  args {token, addr, length}
+//   put request  args {token}                payload {n, n x (addr, length), data}
+//   get request  args {token}                payload {n, n x (addr, length)}
 //   reply        args {token, status}        payload: get's data
 //   key request  args {token, addr, length}
 //   key reply    args {token, status}        payload: packed key
@@ -38,52 +38,112 @@ void rma_engine::reply(int to, uint16_t handler, uint64_t token, ccs_status_t st
     (void)am_.send(internal, to, static_cast<uint16_t>(first_handler_ + handler), args, 2, data, length, nullptr);
 }
 
+namespace {
+
+// {n, n x (addr, length)} followed by `extra` bytes.
+std::vector<uint8_t> segments_payload(const ccs_plugin_remote_v1_t *seg, size_t n, size_t extra) {
+    std::vector<uint8_t> out(8 + 16 * n + extra);
+    const uint64_t count = n;
+    std::memcpy(out.data(), &count, 8);
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t pair[2] = {seg[i].address, seg[i].length};
+        std::memcpy(out.data() + 8 + 16 * i, pair, 16);
+    }
+    return out;
+}
+
+// Reads the segment list at the head of a request payload; false when
+// malformed. `data` gets what follows it.
+bool read_segments(const ccs_am_message_t *m, std::vector<ccs_plugin_remote_v1_t> &segs, const uint8_t *&data,
+                   size_t &data_length, uint64_t &total) {
+    const auto *p = static_cast<const uint8_t *>(m->payload);
+    uint64_t n = 0;
+    if (m->payload_size < 8) return false;
+    std::memcpy(&n, p, 8);
+    if (n > (m->payload_size - 8) / 16) return false;
+    segs.resize(n);
+    total = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t pair[2];
+        std::memcpy(pair, p + 8 + 16 * i, 16);
+        segs[i] = {pair[0], static_cast<size_t>(pair[1])};
+        if (pair[1] > UINT64_MAX - total) return false;
+        total += pair[1];
+    }
+    data = p + 8 + 16 * n;
+    data_length = m->payload_size - 8 - 16 * n;
+    return true;
+}
+
+}  // namespace
+
 void rma_engine::issue_emulated(request &r) {
     ++stats_.emulated;
     r.at = stage::in_flight;
+    const operation &op = r.op;
     context &internal = *contexts_.by_id(context_table::internal_id);
     const uint64_t token = r.token;
-    ccs_status_t st;
-    if (r.is_put) {
-        std::vector<uint8_t> payload(16 + r.length);
-        const uint64_t head[2] = {r.remote, r.length};
-        std::memcpy(payload.data(), head, sizeof head);
-        std::memcpy(payload.data() + 16, r.local, r.length);
-        st = am_.send(internal, r.target, static_cast<uint16_t>(first_handler_ + put_request), &token, 1,
-                      payload.data(), payload.size(), nullptr);
-    } else {
-        const uint64_t args[3] = {token, r.remote, r.length};
-        st = am_.send(internal, r.target, static_cast<uint16_t>(first_handler_ + get_request), args, 3, nullptr, 0,
-                      nullptr);
+    std::vector<uint8_t> payload =
+        segments_payload(op.remote.data(), op.remote.size(), op.is_put ? op.local.bytes() : 0);
+    if (op.is_put) {
+        uint8_t *at = payload.data() + 8 + 16 * op.remote.size();
+        for (size_t i = 0; i < op.local.size(); ++i) {
+            const ccs_plugin_remote_v1_t &seg = op.local.data()[i];
+            std::memcpy(at, reinterpret_cast<const void *>(seg.address), seg.length);
+            at += seg.length;
+        }
     }
+    const auto handler = static_cast<uint16_t>(first_handler_ + (op.is_put ? put_request : get_request));
+    const ccs_status_t st = am_.send(internal, op.target, handler, &token, 1, payload.data(), payload.size(), nullptr);
     if (st != CCS_OK) finish(token, st);
+}
+
+// The status for a request's segments: all must lie in what this process
+// registered (or exposes).
+static ccs_status_t check_segments(const memory_registry &memory, const std::vector<ccs_plugin_remote_v1_t> &segs) {
+    for (const auto &seg : segs)
+        if (seg.length > 0 && !memory.covering(seg.address, seg.length) && !memory.expose_all)
+            return CCS_ERR_NOT_REGISTERED;
+    return CCS_OK;
 }
 
 void rma_engine::on_put_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    uint64_t head[2] = {0, 0};
-    ccs_status_t st = CCS_OK;
-    if (m->payload_size < sizeof head) {
-        st = CCS_ERR_INTERNAL;
-    } else {
-        std::memcpy(head, m->payload, sizeof head);
-        if (head[1] != m->payload_size - sizeof head) st = CCS_ERR_INTERNAL;
-        else if (head[1] > 0 && !self->memory_.covering(head[0], head[1]) && !self->memory_.expose_all)
-            st = CCS_ERR_NOT_REGISTERED;
-    }
-    if (st == CCS_OK && head[1] > 0)
-        std::memmove(reinterpret_cast<void *>(head[0]), static_cast<const uint8_t *>(m->payload) + sizeof head, head[1]);
+    std::vector<ccs_plugin_remote_v1_t> segs;
+    const uint8_t *data = nullptr;
+    size_t length = 0;
+    uint64_t total = 0;
+    ccs_status_t st = read_segments(m, segs, data, length, total) && total == length ? CCS_OK : CCS_ERR_INTERNAL;
+    if (st == CCS_OK) st = check_segments(self->memory_, segs);
+    if (st == CCS_OK)
+        for (const auto &seg : segs) {
+            std::memmove(reinterpret_cast<void *>(seg.address), data, seg.length);
+            data += seg.length;
+        }
     self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
 }
 
 void rma_engine::on_get_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
-    if (m->nargs < 3) return;
-    const uint64_t addr = m->args[1], length = m->args[2];
-    if (length > 0 && !self->memory_.covering(addr, length) && !self->memory_.expose_all)
-        return self->reply(m->source, reply_to, m->args[0], CCS_ERR_NOT_REGISTERED, nullptr, 0);
-    self->reply(m->source, reply_to, m->args[0], CCS_OK, reinterpret_cast<const void *>(addr), length);
+    if (m->nargs < 1) return;
+    std::vector<ccs_plugin_remote_v1_t> segs;
+    const uint8_t *data = nullptr;
+    size_t length = 0;
+    uint64_t total = 0;
+    ccs_status_t st = read_segments(m, segs, data, length, total) && length == 0 ? CCS_OK : CCS_ERR_INTERNAL;
+    if (st == CCS_OK) st = check_segments(self->memory_, segs);
+    if (st != CCS_OK) return self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
+    if (segs.size() == 1)  // straight from memory
+        return self->reply(m->source, reply_to, m->args[0], CCS_OK, reinterpret_cast<const void *>(segs[0].address),
+                           segs[0].length);
+    std::vector<uint8_t> gathered(total);
+    size_t at = 0;
+    for (const auto &seg : segs) {
+        std::memcpy(gathered.data() + at, reinterpret_cast<const void *>(seg.address), seg.length);
+        at += seg.length;
+    }
+    self->reply(m->source, reply_to, m->args[0], CCS_OK, gathered.data(), gathered.size());
 }
 
 void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
@@ -93,9 +153,17 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
     if (it == self->requests_.end()) return;  // failed already (peer death raced the reply)
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
-    if (st == CCS_OK && !r.is_put) {
-        if (m->payload_size != r.length) st = CCS_ERR_INTERNAL;
-        else std::memcpy(r.local, m->payload, r.length);
+    if (st == CCS_OK && !r.op.is_put) {
+        if (m->payload_size != r.op.local.bytes()) {
+            st = CCS_ERR_INTERNAL;
+        } else {
+            const auto *data = static_cast<const uint8_t *>(m->payload);
+            for (size_t i = 0; i < r.op.local.size(); ++i) {
+                const ccs_plugin_remote_v1_t &seg = r.op.local.data()[i];
+                std::memcpy(reinterpret_cast<void *>(seg.address), data, seg.length);
+                data += seg.length;
+            }
+        }
     }
     self->finish(r, st);
 }
@@ -118,16 +186,21 @@ void rma_engine::on_key_reply(const ccs_am_message_t *m, void *arg) {
     if (st != CCS_OK) return self->finish(r, st);
     key_contents c;
     remote_key k;
-    k.owner = r.target;
+    const int target = r.op.target;
+    k.owner = target;
     k.implicit = true;
-    k.t = self->route_[static_cast<size_t>(r.target)];
+    k.t = self->route_[static_cast<size_t>(target)];
     if (!ccs::unpack_key(m->payload, m->payload_size, c) ||
-        key_from_contents(c, r.target, self->rank_, k.t, k.plugin_key) != CCS_OK)
+        key_from_contents(c, target, self->rank_, k.t, k.plugin_key) != CCS_OK)
         return self->finish(r, CCS_ERR_INVALID_KEY);
     k.base = c.base;
     k.length = c.length;
+    if (r.lo - k.base > k.length || r.hi - r.lo > k.length - (r.lo - k.base)) {
+        if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
+        return self->finish(r, CCS_ERR_OUT_OF_RANGE);
+    }
     const uint64_t id = self->add_key(k);
-    self->implicit_[r.target].push_back(id);
+    self->implicit_[target].push_back(id);
     r.key_id = id;
     r.at = stage::ready;
     self->issue(r);

@@ -4,6 +4,7 @@
 #include "util/error.hpp"
 #include "util/log.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ccs {
@@ -14,6 +15,11 @@ rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &
       force_emulation_(force_emulation), native_refused_(route_.size(), false) {
     for (transport *t : route_)
         if (t) t->set_rma_sink(this);
+}
+
+rma_engine::~rma_engine() {
+    for (auto &[id, k] : keys_)
+        if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
 }
 
 uint64_t rma_engine::add_key(const remote_key &k) {
@@ -85,113 +91,154 @@ bool rma_engine::emulate(int target, bool put) const {
            !(put ? t->native_put() : t->native_get());
 }
 
-ccs_status_t rma_engine::put(context &ctx, int target, const void *src, size_t length, uint64_t remote, ccs_rkey_t rkey,
-                             const ccs_completion_t *completion) {
-    request r;
-    r.is_put = true;
-    r.local = const_cast<uint8_t *>(static_cast<const uint8_t *>(src));  // read only
-    r.length = length;
-    r.remote = remote;
-    r.target = target;
-    ++stats_.puts;
-    return start(ctx, std::move(r), rkey, completion);
+void rma_engine::segment_list::push(uint64_t address, size_t length) {
+    if (length == 0) return;
+    bytes_ += length;
+    ccs_plugin_remote_v1_t *last = count_ == 0 ? nullptr : count_ == 1 ? &one_ : &more_.back();
+    if (last && last->address + last->length == address) {
+        last->length += length;
+        return;
+    }
+    if (count_ == 0) {
+        one_ = {address, length};
+    } else {
+        if (count_ == 1) more_.push_back(one_);
+        more_.push_back({address, length});
+    }
+    ++count_;
 }
 
-ccs_status_t rma_engine::get(context &ctx, int target, void *dst, size_t length, uint64_t remote, ccs_rkey_t rkey,
-                             const ccs_completion_t *completion) {
+ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle, const ccs_completion_t *completion) {
     request r;
-    r.is_put = false;
-    r.local = static_cast<uint8_t *>(dst);
-    r.length = length;
-    r.remote = remote;
-    r.target = target;
-    ++stats_.gets;
-    return start(ctx, std::move(r), rkey, completion);
-}
-
-ccs_status_t rma_engine::start(context &ctx, request &&r, ccs_rkey_t handle, const ccs_completion_t *completion) {
     r.ctx = ctx.id();
     r.has_completion = wants_completion(completion);
     if (r.has_completion) r.completion = *completion;
+    r.op = std::move(op);
+    const int target = r.op.target;
+    if (r.op.is_put) ++stats_.puts;
+    else ++stats_.gets;
+    r.lo = UINT64_MAX;
+    for (size_t i = 0; i < r.op.remote.size(); ++i) {
+        const ccs_plugin_remote_v1_t &seg = r.op.remote.data()[i];
+        r.lo = std::min(r.lo, seg.address);
+        r.hi = std::max(r.hi, seg.address + seg.length);
+    }
+    const size_t bytes = r.op.remote.bytes();
     if (handle.id != 0) {
         auto it = keys_.find(handle.id);
         if (it == keys_.end() || it->second.implicit)
             return fail(CCS_ERR_INVALID_KEY, "key " + std::to_string(handle.id) + " was never unpacked or is released");
         const remote_key &k = it->second;
-        if (k.owner != r.target)
+        if (k.owner != target)
             return fail(CCS_ERR_INVALID_KEY, "the key belongs to rank " + std::to_string(k.owner) +
-                                                 ", the operation targets rank " + std::to_string(r.target));
-        if (r.remote - k.base > k.length || r.length > k.length - (r.remote - k.base))
-            return fail(CCS_ERR_OUT_OF_RANGE, "[" + std::to_string(r.remote) + ", +" + std::to_string(r.length) +
-                                                  ") is outside the key's region [" + std::to_string(k.base) + ", +" +
-                                                  std::to_string(k.length) + ")");
-        r.key_id = handle.id;
-    } else if (r.target == rank_ && r.length > 0 && !memory_.covering(r.remote, r.length) && !memory_.expose_all) {
-        return fail(CCS_ERR_NOT_REGISTERED, "implicit key: [" + std::to_string(r.remote) + ", +" +
-                                                std::to_string(r.length) + ") is not registered here");
-    } else if (r.target != rank_ && r.length > 0) {
-        if ((r.key_id = find_implicit(r.target, r.remote, r.length)) != 0) {
-            ++stats_.key_cache_hits;
-        } else {
-            r.at = stage::waiting_key;
+                                                 ", the operation targets rank " + std::to_string(target));
+        for (size_t i = 0; i < r.op.remote.size(); ++i) {
+            const ccs_plugin_remote_v1_t &seg = r.op.remote.data()[i];
+            if (seg.address - k.base > k.length || seg.length > k.length - (seg.address - k.base))
+                return fail(CCS_ERR_OUT_OF_RANGE, "[" + std::to_string(seg.address) + ", +" +
+                                                      std::to_string(seg.length) + ") is outside the key's region [" +
+                                                      std::to_string(k.base) + ", +" + std::to_string(k.length) + ")");
         }
+        r.key_id = handle.id;
+    } else if (bytes > 0 && target == rank_) {
+        for (size_t i = 0; i < r.op.remote.size(); ++i) {
+            const ccs_plugin_remote_v1_t &seg = r.op.remote.data()[i];
+            if (!memory_.covering(seg.address, seg.length) && !memory_.expose_all)
+                return fail(CCS_ERR_NOT_REGISTERED, "implicit key: [" + std::to_string(seg.address) + ", +" +
+                                                        std::to_string(seg.length) + ") is not registered here");
+        }
+    } else if (bytes > 0) {
+        if ((r.key_id = find_implicit(target, r.lo, r.hi - r.lo)) != 0) ++stats_.key_cache_hits;
+        else r.at = stage::waiting_key;
     }
     r.token = next_token_++;
-    if (r.length == 0) {  // nothing to move: complete in progress, count nothing
-        if (r.has_completion) completions_.push_back({r.completion, CCS_OK});
-        return CCS_OK;
-    }
     auto &per_target = outstanding_[r.ctx];
     if (per_target.empty()) per_target.assign(route_.size(), 0);
-    ++per_target[static_cast<size_t>(r.target)];
-    stats_.bytes += r.length;
-    request &placed = requests_.emplace(r.token, std::move(r)).first->second;
+    ++per_target[static_cast<size_t>(target)];
+    stats_.bytes += bytes;
+    const uint64_t token = r.token;
+    request &placed = requests_.emplace(token, std::move(r)).first->second;
+    if (bytes == 0) {  // nothing to move (a notify may still go)
+        finish(placed, CCS_OK);
+        return CCS_OK;
+    }
     if (placed.at == stage::waiting_key) {
-        // The source must outlive the call when the caller asked for nothing.
-        if (placed.is_put && !placed.has_completion) {
-            placed.copy.assign(placed.local, placed.local + placed.length);
-            placed.local = placed.copy.data();
-        }
+        keep_source(placed);
         ++stats_.key_requests;
-        const uint64_t args[3] = {placed.token, placed.remote, placed.length};
+        const uint64_t args[3] = {token, placed.lo, placed.hi - placed.lo};
         context &internal = *contexts_.by_id(context_table::internal_id);
-        const uint64_t token = placed.token;
-        const ccs_status_t st = am_.send(internal, placed.target, static_cast<uint16_t>(first_handler_ + 3), args, 3,
-                                         nullptr, 0, nullptr);
+        const ccs_status_t st =
+            am_.send(internal, target, static_cast<uint16_t>(first_handler_ + 3), args, 3, nullptr, 0, nullptr);
         if (st != CCS_OK) finish(token, st);
         return CCS_OK;
     }
-    const uint64_t token = placed.token;
     issue(placed);
     // A put without completion returns with its source reusable: wait for
     // one a transport still reads from.
     auto it = requests_.find(token);
-    if (it != requests_.end() && it->second.is_put && !it->second.has_completion && it->second.copy.empty() &&
+    if (it != requests_.end() && it->second.op.is_put && !it->second.has_completion && it->second.copy.empty() &&
         it->second.at == stage::in_flight) {
         while (requests_.count(token)) wait_progress_();
     }
     return CCS_OK;
 }
 
+void rma_engine::keep_source(request &r) {
+    if (!r.op.is_put || r.has_completion || !r.copy.empty()) return;
+    r.copy.resize(r.op.local.bytes());
+    size_t at = 0;
+    for (size_t i = 0; i < r.op.local.size(); ++i) {
+        const ccs_plugin_remote_v1_t &seg = r.op.local.data()[i];
+        std::memcpy(r.copy.data() + at, reinterpret_cast<const void *>(seg.address), seg.length);
+        at += seg.length;
+    }
+    r.op.local = segment_list{};
+    r.op.local.push(reinterpret_cast<uintptr_t>(r.copy.data()), r.copy.size());
+}
+
+// Copies between two segment lists of equal total bytes within this process.
+static void copy_segments(const ccs_plugin_remote_v1_t *to, size_t nto, const ccs_plugin_remote_v1_t *from,
+                          size_t nfrom) {
+    size_t ti = 0, fi = 0, toff = 0, foff = 0;
+    while (ti < nto && fi < nfrom) {
+        const size_t n = std::min(to[ti].length - toff, from[fi].length - foff);
+        std::memmove(reinterpret_cast<void *>(to[ti].address + toff), reinterpret_cast<const void *>(from[fi].address + foff),
+                     n);
+        if ((toff += n) == to[ti].length) ++ti, toff = 0;
+        if ((foff += n) == from[fi].length) ++fi, foff = 0;
+    }
+}
+
 void rma_engine::issue(request &r) {
-    if (r.target == rank_) {  // this process: a copy
-        if (r.is_put) std::memmove(reinterpret_cast<void *>(r.remote), r.local, r.length);
-        else std::memmove(r.local, reinterpret_cast<const void *>(r.remote), r.length);
+    operation &op = r.op;
+    if (op.target == rank_) {  // this process: a copy
+        if (op.is_put) copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
+        else copy_segments(op.local.data(), op.local.size(), op.remote.data(), op.remote.size());
         finish(r, CCS_OK);
         return;
     }
-    if (emulate(r.target, r.is_put)) return issue_emulated(r);
+    if (emulate(op.target, op.is_put)) return issue_emulated(r);
     const remote_key &k = keys_.at(r.key_id);
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport
-    transport *t = route_[static_cast<size_t>(r.target)];
-    const ccs_plugin_remote_v1_t remote{r.remote, r.length};
+    transport *t = route_[static_cast<size_t>(op.target)];
+    // Local segments as the plugin's types: on the stack when few.
+    constexpr size_t inline_segments = 8;
+    const size_t n = op.local.size();
     ccs_plugin_status_t st;
-    if (r.is_put) {
-        const ccs_plugin_iov_v1_t local{r.local, r.length};
-        st = t->put(r.target, &local, 1, &remote, 1, k.plugin_key, r.token);
+    if (op.is_put) {
+        ccs_plugin_iov_v1_t few[inline_segments];
+        std::vector<ccs_plugin_iov_v1_t> many(n > inline_segments ? n : 0);
+        ccs_plugin_iov_v1_t *local = n > inline_segments ? many.data() : few;
+        for (size_t i = 0; i < n; ++i)
+            local[i] = {reinterpret_cast<const void *>(op.local.data()[i].address), op.local.data()[i].length};
+        st = t->put(op.target, local, n, op.remote.data(), op.remote.size(), k.plugin_key, r.token);
     } else {
-        const ccs_plugin_buffer_v1_t local{r.local, r.length};
-        st = t->get(r.target, &local, 1, &remote, 1, k.plugin_key, r.token);
+        ccs_plugin_buffer_v1_t few[inline_segments];
+        std::vector<ccs_plugin_buffer_v1_t> many(n > inline_segments ? n : 0);
+        ccs_plugin_buffer_v1_t *local = n > inline_segments ? many.data() : few;
+        for (size_t i = 0; i < n; ++i)
+            local[i] = {reinterpret_cast<void *>(op.local.data()[i].address), op.local.data()[i].length};
+        st = t->get(op.target, local, n, op.remote.data(), op.remote.size(), k.plugin_key, r.token);
     }
     switch (st) {
     case CCS_PLUGIN_OK:
@@ -202,17 +249,14 @@ void rma_engine::issue(request &r) {
         r.at = stage::in_flight;
         return;
     case CCS_PLUGIN_AGAIN:
-        if (r.is_put && !r.has_completion && r.copy.empty()) {
-            r.copy.assign(r.local, r.local + r.length);
-            r.local = r.copy.data();
-        }
+        keep_source(r);
         r.at = stage::ready;
         retry_.push_back(r.token);
         return;
     case CCS_PLUGIN_ERR_UNSUPPORTED:
-        native_refused_[static_cast<size_t>(r.target)] = true;
-        log_message(log_level::warn, "plugin '" + t->name() + "' cannot " + (r.is_put ? "put to" : "get from") +
-                                         " rank " + std::to_string(r.target) +
+        native_refused_[static_cast<size_t>(op.target)] = true;
+        log_message(log_level::warn, "plugin '" + t->name() + "' cannot " + (op.is_put ? "put to" : "get from") +
+                                         " rank " + std::to_string(op.target) +
                                          "; active messages carry RMA to it from now on");
         return issue_emulated(r);
     default:
@@ -227,8 +271,15 @@ void rma_engine::finish(uint64_t token, ccs_status_t status) {
 
 void rma_engine::finish(request &r, ccs_status_t status) {
     auto per_target = outstanding_.find(r.ctx);
-    if (per_target != outstanding_.end()) --per_target->second[static_cast<size_t>(r.target)];
+    if (per_target != outstanding_.end()) --per_target->second[static_cast<size_t>(r.op.target)];
     if (status != CCS_OK) ++stats_.failed;
+    // The data moved: the target's handler may run now (its context may
+    // be gone, then there is nobody to tell).
+    if (status == CCS_OK && r.op.after.wanted) {
+        if (context *ctx = contexts_.by_id(r.ctx))
+            status = am_.send(*ctx, r.op.target, r.op.after.handler, r.op.after.args.data(), r.op.after.nargs, nullptr,
+                              0, nullptr);
+    }
     if (r.has_completion) completions_.push_back({r.completion, status});
     requests_.erase(r.token);
 }
@@ -240,7 +291,7 @@ void rma_engine::rma_complete(uint64_t token, ccs_plugin_status_t status) {
 void rma_engine::peer_failed(int peer) {
     std::vector<uint64_t> doomed;
     for (const auto &[token, r] : requests_)
-        if (r.target == peer) doomed.push_back(token);
+        if (r.op.target == peer) doomed.push_back(token);
     for (uint64_t token : doomed) finish(token, CCS_ERR_PEER_FAILED);
 }
 

@@ -14,6 +14,7 @@
 
 #include <ccs/rma.h>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -42,6 +43,9 @@ public:
     // route[p]: the transport reaching rank p (null for self).
     rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
                int rank, bool force_emulation);
+    ~rma_engine();  // releases every key still unpacked (implicit ones too)
+    rma_engine(const rma_engine &) = delete;
+    rma_engine &operator=(const rma_engine &) = delete;
 
     // Handlers on the internal context, at ids [first_handler, first_handler + 5).
     // `wait_progress` is one pass of the runtime's progress (with back-off).
@@ -50,10 +54,34 @@ public:
     ccs_status_t unpack_key(int owner, const void *buffer, size_t length, ccs_rkey_t &out);
     ccs_status_t release_key(ccs_rkey_t key);
 
-    ccs_status_t put(context &ctx, int target, const void *src, size_t length, uint64_t remote, ccs_rkey_t rkey,
-                     const ccs_completion_t *completion);
-    ccs_status_t get(context &ctx, int target, void *dst, size_t length, uint64_t remote, ccs_rkey_t rkey,
-                     const ccs_completion_t *completion);
+    // One operation: local and remote segment lists of equal total bytes,
+    // optionally a handler to run at the target once the data moved.
+    struct segment_list {
+        void push(uint64_t address, size_t length);  // merges with an adjacent last segment
+        size_t size() const { return count_; }
+        const ccs_plugin_remote_v1_t *data() const { return count_ <= 1 ? &one_ : more_.data(); }
+        size_t bytes() const { return bytes_; }
+
+    private:
+        ccs_plugin_remote_v1_t one_{0, 0};
+        std::vector<ccs_plugin_remote_v1_t> more_;
+        size_t count_ = 0, bytes_ = 0;
+    };
+    struct notify {
+        bool wanted = false;
+        uint16_t handler = 0;
+        uint8_t nargs = 0;
+        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
+    };
+    struct operation {
+        bool is_put = true;
+        int target = 0;
+        segment_list local, remote;
+        notify after;
+    };
+    // The remote segments must lie in the key's region (or, with an
+    // implicit key, in one region of the target).
+    ccs_status_t submit(context &ctx, operation &&op, ccs_rkey_t rkey, const ccs_completion_t *completion);
 
     // Operations `ctx` issued to `target` (-1: to anyone) not yet complete.
     uint64_t outstanding(uint16_t ctx, int target) const;
@@ -78,23 +106,22 @@ private:
     struct request {
         uint64_t token = 0;
         uint16_t ctx = 0;
-        int target = 0;
-        bool is_put = true;
-        uint8_t *local = nullptr;   // put: source; get: destination
-        size_t length = 0;
-        uint64_t remote = 0;
+        operation op;
         uint64_t key_id = 0;        // 0 until resolved for implicit keys
         std::vector<uint8_t> copy;  // put without completion: the source, kept
         ccs_completion_t completion{};
         bool has_completion = false;
         stage at = stage::ready;
+        // Hull of the remote segments, for bounds checks and key requests.
+        uint64_t lo = 0, hi = 0;
     };
     struct pending_completion {
         ccs_completion_t completion;
         ccs_status_t status;
     };
 
-    ccs_status_t start(context &ctx, request &&r, ccs_rkey_t rkey, const ccs_completion_t *completion);
+    // Keeps a put's source when the caller will reuse it before it went.
+    void keep_source(request &r);
     // Moves a request with a resolved key: native, emulated or local.
     void issue(request &r);
     void issue_emulated(request &r);

@@ -99,10 +99,38 @@ CCS_API ccs_status_t ccs_put_sync(ccs_context_t context, int target, const void 
 CCS_API ccs_status_t ccs_get_sync(ccs_context_t context, int target, void *dst, size_t length,
                                   uint64_t remote_addr, ccs_rkey_t rkey);
 
+/* Noncontiguous forms: `src_count` elements of the committed datadesc
+ * src_dd at src (see ccs/datadesc.h), to `dst_count` elements of dst_dd
+ * laid out from remote_addr in the target (and the reverse for get). The
+ * counts may differ when both sides hold the same number of bytes; the
+ * data moves in stream order. CCS_BYTE with a count of bytes is the
+ * contiguous case. */
+CCS_API ccs_status_t ccs_put_datadesc(ccs_context_t context, int target, const void *src, int64_t src_count,
+                                      ccs_datadesc_t src_dd, uint64_t remote_addr, int64_t dst_count,
+                                      ccs_datadesc_t dst_dd, ccs_rkey_t rkey, const ccs_completion_t *completion);
+CCS_API ccs_status_t ccs_get_datadesc(ccs_context_t context, int target, void *dst, int64_t dst_count,
+                                      ccs_datadesc_t dst_dd, uint64_t remote_addr, int64_t src_count,
+                                      ccs_datadesc_t src_dd, ccs_rkey_t rkey, const ccs_completion_t *completion);
+
+/* With a notification: once the data has landed at the target (put) or
+ * in dst (get), handler `handler_id` of this context runs at the target
+ * with `args` and no payload, its source being the caller (DMCS put_op /
+ * get_op). The completion fires when the data moved and the notification
+ * is on its way. */
+CCS_API ccs_status_t ccs_put_notify(ccs_context_t context, int target, const void *src, size_t length,
+                                    uint64_t remote_addr, ccs_rkey_t rkey, uint16_t handler_id,
+                                    const uint64_t *args, size_t nargs, const ccs_completion_t *completion);
+CCS_API ccs_status_t ccs_get_notify(ccs_context_t context, int target, void *dst, size_t length,
+                                    uint64_t remote_addr, ccs_rkey_t rkey, uint16_t handler_id,
+                                    const uint64_t *args, size_t nargs, const ccs_completion_t *completion);
+
 /* Completes every RMA operation this context issued to `target` (or to
- * anyone) before the call. */
+ * anyone) before the call, their callbacks and counters included. ccs_fence_global is collective: when it returns
+ * anywhere, every process's earlier operations in this context are
+ * complete. */
 CCS_API ccs_status_t ccs_fence(ccs_context_t context, int target);
 CCS_API ccs_status_t ccs_fence_all(ccs_context_t context);
+CCS_API ccs_status_t ccs_fence_global(ccs_context_t context);
 
 #ifdef __cplusplus
 }
