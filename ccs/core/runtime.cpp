@@ -8,7 +8,7 @@ namespace ccs {
 namespace {
 
 constexpr uint16_t barrier_handler_id = 0;
-constexpr uint16_t rma_first_handler_id = 1;  // five ids: rma_am.cpp
+constexpr uint16_t rma_first_handler_id = 1;  // six ids: rma_am.cpp
 
 enum class phase { never, running, finalized };
 phase g_phase = phase::never;
@@ -228,6 +228,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rma.failed", rma_->stats().failed},
         {"rma.key_requests", rma_->stats().key_requests},
         {"rma.key_cache_hits", rma_->stats().key_cache_hits},
+        {"rma.keys_revoked", rma_->stats().keys_revoked},
         {"rcache.hits", memory_->stats().hits},
         {"rcache.misses", memory_->stats().misses},
         {"rcache.registrations", memory_->stats().registrations},

@@ -109,19 +109,39 @@ ccs_plugin_status_t state::cma(bool write, int32_t peer, struct iovec *local, si
     return CCS_PLUGIN_OK;
 }
 
+namespace {
+
+// Segments as struct iovec: on the stack when few (the common case: one),
+// so a small put costs no allocation.
+class iovecs {
+public:
+    explicit iovecs(size_t n) : n_(n) {
+        if (n > inline_count) heap_.resize(n);
+    }
+    struct iovec *data() { return n_ > inline_count ? heap_.data() : few_; }
+
+private:
+    static constexpr size_t inline_count = 8;
+    size_t n_;
+    struct iovec few_[inline_count];
+    std::vector<struct iovec> heap_;
+};
+
+}  // namespace
+
 ccs_plugin_status_t state::put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey) {
-    std::vector<struct iovec> l(nlocal), r(nremote);
-    for (size_t i = 0; i < nlocal; ++i) l[i] = {const_cast<void *>(local[i].base), local[i].length};
-    for (size_t i = 0; i < nremote; ++i) r[i] = {reinterpret_cast<void *>(remote[i].address), remote[i].length};
+    iovecs l(nlocal), r(nremote);
+    for (size_t i = 0; i < nlocal; ++i) l.data()[i] = {const_cast<void *>(local[i].base), local[i].length};
+    for (size_t i = 0; i < nremote; ++i) r.data()[i] = {reinterpret_cast<void *>(remote[i].address), remote[i].length};
     return cma(true, peer, l.data(), nlocal, r.data(), nremote, rkey);
 }
 
 ccs_plugin_status_t state::get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey) {
-    std::vector<struct iovec> l(nlocal), r(nremote);
-    for (size_t i = 0; i < nlocal; ++i) l[i] = {local[i].base, local[i].length};
-    for (size_t i = 0; i < nremote; ++i) r[i] = {reinterpret_cast<void *>(remote[i].address), remote[i].length};
+    iovecs l(nlocal), r(nremote);
+    for (size_t i = 0; i < nlocal; ++i) l.data()[i] = {local[i].base, local[i].length};
+    for (size_t i = 0; i < nremote; ++i) r.data()[i] = {reinterpret_cast<void *>(remote[i].address), remote[i].length};
     return cma(false, peer, l.data(), nlocal, r.data(), nremote, rkey);
 }
 

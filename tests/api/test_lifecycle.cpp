@@ -1,6 +1,8 @@
 // Calls before ccs_init and after ccs_finalize return the documented error;
 // ccs_init after the last finalize is refused. One process (singleton).
 #include <ccs/ccs.h>
+#include <ccs/datadesc.h>
+#include <ccs/rma.h>
 
 #include <gtest/gtest.h>
 
@@ -22,6 +24,30 @@ void expect_every_call_refused(ccs_status_t want) {
     EXPECT_EQ(ccs_barrier(), want);
     EXPECT_EQ(ccs_stats_get("am.sent", &u), want);
     EXPECT_EQ(ccs_stats_print(stdout), want);
+    // Memory and RMA.
+    char buf[64];
+    size_t len = sizeof buf;
+    ccs_mem_t mem{};
+    ccs_rkey_t key{};
+    ccs_counter_t counter{};
+    EXPECT_EQ(ccs_mem_register(buf, sizeof buf, &mem), want);
+    EXPECT_EQ(ccs_mem_deregister(ccs_mem_t{1}), want);
+    EXPECT_EQ(ccs_mem_expose_all(1), want);
+    EXPECT_EQ(ccs_rkey_pack(ccs_mem_t{1}, buf, &len), want);
+    EXPECT_EQ(ccs_rkey_unpack(0, buf, sizeof buf, &key), want);
+    EXPECT_EQ(ccs_rkey_release(ccs_rkey_t{1}), want);
+    EXPECT_EQ(ccs_put(ccs_context_t{1}, 0, buf, 8, 0, CCS_RKEY_IMPLICIT, nullptr), want);
+    EXPECT_EQ(ccs_get(ccs_context_t{1}, 0, buf, 8, 0, CCS_RKEY_IMPLICIT, nullptr), want);
+    EXPECT_EQ(ccs_put_sync(ccs_context_t{1}, 0, buf, 8, 0, CCS_RKEY_IMPLICIT), want);
+    EXPECT_EQ(ccs_get_sync(ccs_context_t{1}, 0, buf, 8, 0, CCS_RKEY_IMPLICIT), want);
+    EXPECT_EQ(ccs_put_datadesc(ccs_context_t{1}, 0, buf, 8, CCS_BYTE, 0, 8, CCS_BYTE, CCS_RKEY_IMPLICIT, nullptr), want);
+    EXPECT_EQ(ccs_get_datadesc(ccs_context_t{1}, 0, buf, 8, CCS_BYTE, 0, 8, CCS_BYTE, CCS_RKEY_IMPLICIT, nullptr), want);
+    EXPECT_EQ(ccs_put_notify(ccs_context_t{1}, 0, buf, 8, 0, CCS_RKEY_IMPLICIT, 1, nullptr, 0, nullptr), want);
+    EXPECT_EQ(ccs_get_notify(ccs_context_t{1}, 0, buf, 8, 0, CCS_RKEY_IMPLICIT, 1, nullptr, 0, nullptr), want);
+    EXPECT_EQ(ccs_fence(ccs_context_t{1}, 0), want);
+    EXPECT_EQ(ccs_fence_all(ccs_context_t{1}), want);
+    EXPECT_EQ(ccs_fence_global(ccs_context_t{1}), want);
+    EXPECT_EQ(ccs_counter_wait(&counter, 1), want);
     EXPECT_EQ(ccs_finalize(), want);
     EXPECT_EQ(ccs_initialized(&v), CCS_OK);
     EXPECT_EQ(v, 0);

@@ -2,8 +2,9 @@
 // `ccsrun --keep-going`. The survivors must: receive everything it sent
 // before dying, hear of the failure through their error handler within a
 // bounded time, get CCS_ERR_PEER_FAILED for sends to it and for barriers
-// instead of hanging, and keep talking to each other.
+// instead of hanging (RMA to it too), and keep talking to each other.
 #include <ccs/ccs.h>
+#include <ccs/rma.h>
 
 #include <chrono>
 #include <csignal>
@@ -20,12 +21,20 @@ struct state {
     int received_from_survivor = 0;
     int failures_reported = 0;
     int failed_peer = -1;
+    uint64_t windows[3] = {0, 0, 0};
+    int windows_known = 0;
 } g;
+uint64_t g_window[8];
 int failures = 0;
 
 void on_message(const ccs_am_message_t *m, void *) {
     if (m->source == victim) ++g.received_from_victim;
     else ++g.received_from_survivor;
+}
+
+void on_window(const ccs_am_message_t *m, void *) {
+    g.windows[m->source] = m->args[0];
+    ++g.windows_known;
 }
 
 void on_error(ccs_context_t, ccs_status_t st, int peer, const char *, void *) {
@@ -60,11 +69,18 @@ int main() {
         std::printf("needs 3 processes\n");
         return 1;
     }
-    const ccs_am_handler_entry_t h[1] = {{1, on_message, nullptr}};
-    const ccs_context_params_t params{sizeof params, 0, "fault", h, 1};
+    const ccs_am_handler_entry_t h[2] = {{1, on_message, nullptr}, {2, on_window, nullptr}};
+    const ccs_context_params_t params{sizeof params, 0, "fault", h, 2};
     ccs_context_t ctx;
     CHECK(ccs_context_create(&params, &ctx) == CCS_OK);
     CHECK(ccs_context_set_error_handler(ctx, on_error, nullptr) == CCS_OK);
+    // Everyone's registered window, reached with implicit keys later.
+    ccs_mem_t mem{};
+    CHECK(ccs_mem_register(g_window, sizeof g_window, &mem) == CCS_OK);
+    g_window[0] = 1000 + static_cast<uint64_t>(rank);
+    const uint64_t mine = reinterpret_cast<uintptr_t>(g_window);
+    for (int t = 0; t < size; ++t) CHECK(ccs_am_send(ctx, t, 2, &mine, 1, nullptr, 0, nullptr) == CCS_OK);
+    CHECK(progress_for(10, [] { return g.windows_known == 3; }));
     CHECK(ccs_barrier() == CCS_OK);
 
     if (rank == victim) {
@@ -81,7 +97,12 @@ int main() {
     CHECK(ccs_am_send(ctx, victim, 1, nullptr, 0, nullptr, 0, nullptr) == CCS_ERR_PEER_FAILED);
     CHECK(std::strstr(ccs_last_error(), "rank 1") != nullptr);
     CHECK(ccs_barrier() == CCS_ERR_PEER_FAILED);
-    // The survivors still talk to each other.
+    uint64_t word = 0;
+    CHECK(ccs_get_sync(ctx, victim, &word, 8, g.windows[victim], CCS_RKEY_IMPLICIT) == CCS_ERR_PEER_FAILED);
+    CHECK(ccs_fence(ctx, victim) == CCS_ERR_PEER_FAILED);
+    // The survivors still talk to each other, messages and RMA alike.
+    CHECK(ccs_get_sync(ctx, other, &word, 8, g.windows[other], CCS_RKEY_IMPLICIT) == CCS_OK);
+    CHECK(word == 1000 + static_cast<uint64_t>(other));
     CHECK(ccs_am_send(ctx, other, 1, nullptr, 0, nullptr, 0, nullptr) == CCS_OK);
     CHECK(progress_for(10, [] { return g.received_from_survivor >= 1; }));
     uint64_t failed = 0;

@@ -189,6 +189,23 @@ TEST(Rma, ImplicitKeysReachRegisteredMemoryOnly) {
     CCS_EXPECT_OK(ccs_barrier());
     for (uint8_t b : unregistered) ASSERT_EQ(b, 0xEE) << "a put reached unregistered memory";
     CCS_EXPECT_OK(ccs_barrier());
+    // Memory reached by implicit key, then deregistered: the others drop
+    // the key, and the next access is refused.
+    ccs_mem_t late{};
+    CCS_ASSERT_OK(ccs_mem_register(unregistered.data(), unregistered.size(), &late));
+    CCS_EXPECT_OK(ccs_barrier());
+    const uint64_t target_buffer = addresses[static_cast<size_t>(right())];
+    CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &junk, 8, target_buffer, CCS_RKEY_IMPLICIT));
+    // Counted before the barrier: a fast owner may revoke while we are in it.
+    const uint64_t revoked = stat("rma.keys_revoked");
+    CCS_EXPECT_OK(ccs_barrier());
+    CCS_EXPECT_OK(ccs_mem_deregister(late));
+    if (right() != rank()) {
+        EXPECT_TRUE(progress_until([&] { return stat("rma.keys_revoked") > revoked; }, 30));
+        const ccs_status_t again = ccs_put_sync(ctx, right(), &junk, 8, target_buffer, CCS_RKEY_IMPLICIT);
+        EXPECT_EQ(again, CCS_ERR_NOT_REGISTERED) << ccs_strerror(again);
+    }
+    CCS_EXPECT_OK(ccs_barrier());
 }
 
 TEST(Rma, RegistrationCacheCountsHitsNotPluginCalls) {
@@ -375,5 +392,33 @@ TEST(Rma, NotifyHandlersRunAfterTheDataLanded) {
     EXPECT_EQ(ccs_put_notify(ctx, right(), &got, 8, w.slot(right(), rank()), w.key(right()), CCS_AM_MAX_HANDLERS,
                              nullptr, 0, nullptr),
               CCS_ERR_INVALID_HANDLER);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(Rma, LargeStridedLayoutsBothWays) {
+    scoped_context ctx("rma-large-datadesc");
+    window w;
+    ccs_datadesc_t narrow = nullptr, wide = nullptr;  // 1 MiB of data each
+    CCS_ASSERT_OK(ccs_datadesc_vector(65536, 16, 24, CCS_BYTE, &narrow));
+    CCS_ASSERT_OK(ccs_datadesc_vector(32768, 32, 40, CCS_BYTE, &wide));
+    CCS_ASSERT_OK(ccs_datadesc_commit(narrow));
+    CCS_ASSERT_OK(ccs_datadesc_commit(wide));
+    std::vector<uint8_t> source(24 * 65536), stream(slot_bytes), back(40 * 32768, 0), back_stream(slot_bytes);
+    fill_pattern(source, static_cast<uint64_t>(rank()), 9);
+    int64_t done = 0;
+    CCS_ASSERT_OK(ccs_datadesc_pack(source.data(), 1, narrow, 0, stream.data(), slot_bytes, &done));
+    // Strided here, contiguous there; then contiguous there, another stride here.
+    CCS_EXPECT_OK(ccs_put_datadesc(ctx, right(), source.data(), 1, narrow, w.slot(right(), rank()),
+                                   static_cast<int64_t>(slot_bytes), CCS_BYTE, w.key(right()), nullptr));
+    CCS_EXPECT_OK(ccs_fence(ctx, right()));
+    CCS_EXPECT_OK(ccs_get_datadesc(ctx, right(), back.data(), 1, wide, w.slot(right(), rank()),
+                                   static_cast<int64_t>(slot_bytes), CCS_BYTE, w.key(right()), nullptr));
+    CCS_EXPECT_OK(ccs_fence(ctx, right()));
+    CCS_ASSERT_OK(ccs_datadesc_pack(back.data(), 1, wide, 0, back_stream.data(), slot_bytes, &done));
+    EXPECT_EQ(back_stream, stream);
+    for (size_t i = 0; i < back.size(); i += 40)  // the gaps stayed untouched
+        ASSERT_EQ(std::memcmp(back.data() + i + 32, "\0\0\0\0\0\0\0\0", 8), 0) << i;
+    ccs_datadesc_free(&narrow);
+    ccs_datadesc_free(&wide);
     CCS_EXPECT_OK(ccs_barrier());
 }

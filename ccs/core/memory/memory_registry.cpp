@@ -3,6 +3,7 @@
 #include "util/error.hpp"
 #include "util/serialize.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ccs {
@@ -42,7 +43,7 @@ void memory_registry::mem_dereg(region &r) {
 }
 
 ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out) {
-    registration reg{next_id_, reinterpret_cast<uintptr_t>(addr), length, nullptr};
+    registration reg{next_id_, reinterpret_cast<uintptr_t>(addr), length, nullptr, {}};
     if (length > 0) {
         const ccs_status_t st = cache_.acquire(addr, length, reg.r);
         if (st == CCS_ERR_INVALID_ARG) return fail(st, "ccs_mem_register: the range wraps around the address space");
@@ -64,6 +65,9 @@ ccs_status_t memory_registry::deregister(ccs_mem_t mem) {
                                                 " was never registered or is already deregistered");
     const registration reg = it->second;
     handles_.erase(it);
+    // Others reached it without a key of their own: tell them it is gone.
+    if (on_revoke)
+        for (int holder : reg.implicit_holders) on_revoke(holder, reg.id);
     for (auto [a, b] = by_addr_.equal_range(reg.addr); a != b; ++a)
         if (a->second == reg.id) {
             by_addr_.erase(a);
@@ -124,7 +128,8 @@ ccs_status_t memory_registry::pack_key(ccs_mem_t mem, void *buffer, size_t *leng
     return CCS_OK;
 }
 
-ccs_status_t memory_registry::key_for_range(uint64_t addr, size_t length, bool expose, std::vector<uint8_t> &key) {
+ccs_status_t memory_registry::key_for_range(int requester, uint64_t addr, size_t length, bool expose,
+                                            std::vector<uint8_t> &key) {
     uint64_t id = covering(addr, length);
     if (id == 0) {
         if (!expose)
@@ -136,7 +141,10 @@ ccs_status_t memory_registry::key_for_range(uint64_t addr, size_t length, bool e
         if (st != CCS_OK) return st;
         id = mem.id;
     }
-    return pack(handles_.at(id), key);
+    registration &reg = handles_.at(id);
+    if (std::find(reg.implicit_holders.begin(), reg.implicit_holders.end(), requester) == reg.implicit_holders.end())
+        reg.implicit_holders.push_back(requester);
+    return pack(reg, key);
 }
 
 bool unpack_key(const void *buffer, size_t length, key_contents &out) {

@@ -10,6 +10,7 @@
 #include <ccs/rma.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -31,7 +32,11 @@ public:
     // The key for memory another process asked for by address. Registers
     // the range on demand when `expose_all`; otherwise only registered
     // memory is answered (CCS_ERR_NOT_REGISTERED).
-    ccs_status_t key_for_range(uint64_t addr, size_t length, bool expose_all, std::vector<uint8_t> &key);
+    // `requester` is remembered: deregistering tells it to drop the key.
+    ccs_status_t key_for_range(int requester, uint64_t addr, size_t length, bool expose_all, std::vector<uint8_t> &key);
+    // Called on deregistration for every process that holds an implicit key
+    // to the handle.
+    std::function<void(int holder, uint64_t handle)> on_revoke;
 
     bool expose_all = false;
     registration_cache &cache() { return cache_; }
@@ -47,6 +52,7 @@ private:
         uintptr_t addr;
         size_t length;
         region *r;  // null for length 0
+        std::vector<int> implicit_holders;  // ranks we sent an implicit key for it
     };
     ccs_status_t pack(const registration &reg, std::vector<uint8_t> &out) const;
 

@@ -8,6 +8,7 @@
 //   reply        args {token, status}        payload: get's data
 //   key request  args {token, addr, length}
 //   key reply    args {token, status}        payload: packed key
+//   key revoked  args {handle}               (the owner deregistered it)
 #include "rma/rma_engine.hpp"
 
 #include "util/error.hpp"
@@ -17,7 +18,14 @@
 namespace ccs {
 namespace {
 
-enum handler_offset : uint16_t { put_request = 0, get_request = 1, reply_to = 2, key_request = 3, key_reply = 4 };
+enum handler_offset : uint16_t {
+    put_request = 0,
+    get_request = 1,
+    reply_to = 2,
+    key_request = 3,
+    key_reply = 4,
+    key_revoked = 5
+};
 
 }  // namespace
 
@@ -29,6 +37,8 @@ void rma_engine::install(context &internal, uint16_t first_handler, std::functio
     internal.handler(first_handler + reply_to) = {&rma_engine::on_reply, this};
     internal.handler(first_handler + key_request) = {&rma_engine::on_key_request, this};
     internal.handler(first_handler + key_reply) = {&rma_engine::on_key_reply, this};
+    internal.handler(first_handler + key_revoked) = {&rma_engine::on_key_revoked, this};
+    memory_.on_revoke = [this](int holder, uint64_t handle) { revoke(holder, handle); };
 }
 
 void rma_engine::reply(int to, uint16_t handler, uint64_t token, ccs_status_t status, const void *data, size_t length) {
@@ -95,7 +105,7 @@ void rma_engine::issue_emulated(request &r) {
     }
     const auto handler = static_cast<uint16_t>(first_handler_ + (op.is_put ? put_request : get_request));
     const ccs_status_t st = am_.send(internal, op.target, handler, &token, 1, payload.data(), payload.size(), nullptr);
-    if (st != CCS_OK) finish(token, st);
+    if (st != CCS_OK) finish(r, st);
 }
 
 // The status for a request's segments: all must lie in what this process
@@ -166,13 +176,15 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
         }
     }
     self->finish(r, st);
+    self->requests_.erase(it);
 }
 
 void rma_engine::on_key_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 3) return;
     std::vector<uint8_t> key;
-    const ccs_status_t st = self->memory_.key_for_range(m->args[1], m->args[2], self->memory_.expose_all, key);
+    const ccs_status_t st =
+        self->memory_.key_for_range(m->source, m->args[1], m->args[2], self->memory_.expose_all, key);
     self->reply(m->source, key_reply, m->args[0], st, key.data(), key.size());
 }
 
@@ -183,7 +195,7 @@ void rma_engine::on_key_reply(const ccs_am_message_t *m, void *arg) {
     if (it == self->requests_.end()) return;
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
-    if (st != CCS_OK) return self->finish(r, st);
+    if (st != CCS_OK) return self->finish(m->args[0], st);
     key_contents c;
     remote_key k;
     const int target = r.op.target;
@@ -192,18 +204,44 @@ void rma_engine::on_key_reply(const ccs_am_message_t *m, void *arg) {
     k.t = self->route_[static_cast<size_t>(target)];
     if (!ccs::unpack_key(m->payload, m->payload_size, c) ||
         key_from_contents(c, target, self->rank_, k.t, k.plugin_key) != CCS_OK)
-        return self->finish(r, CCS_ERR_INVALID_KEY);
+        return self->finish(m->args[0], CCS_ERR_INVALID_KEY);
     k.base = c.base;
     k.length = c.length;
+    k.handle = c.handle;
     if (r.lo - k.base > k.length || r.hi - r.lo > k.length - (r.lo - k.base)) {
         if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
-        return self->finish(r, CCS_ERR_OUT_OF_RANGE);
+        return self->finish(m->args[0], CCS_ERR_OUT_OF_RANGE);
     }
     const uint64_t id = self->add_key(k);
     self->implicit_[target].push_back(id);
     r.key_id = id;
     r.at = stage::ready;
     self->issue(r);
+    if (r.at == stage::done) self->requests_.erase(it);
+}
+
+void rma_engine::revoke(int holder, uint64_t handle) {
+    if (holder == rank_ || am_.peer_has_failed(holder)) return;
+    context &internal = *contexts_.by_id(context_table::internal_id);
+    (void)am_.send(internal, holder, static_cast<uint16_t>(first_handler_ + key_revoked), &handle, 1, nullptr, 0,
+                   nullptr);
+}
+
+void rma_engine::on_key_revoked(const ccs_am_message_t *m, void *arg) {
+    auto *self = static_cast<rma_engine *>(arg);
+    if (m->nargs < 1) return;
+    auto &ids = self->implicit_[m->source];
+    for (auto it = ids.begin(); it != ids.end();) {
+        auto k = self->keys_.find(*it);
+        if (k == self->keys_.end() || k->second.handle != m->args[0]) {
+            ++it;
+            continue;
+        }
+        if (k->second.t && k->second.plugin_key) k->second.t->rkey_release(k->second.plugin_key);
+        self->keys_.erase(k);
+        it = ids.erase(it);
+        ++self->stats_.keys_revoked;
+    }
 }
 
 }  // namespace ccs

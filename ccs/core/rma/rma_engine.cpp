@@ -18,6 +18,7 @@ rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &
 }
 
 rma_engine::~rma_engine() {
+    memory_.on_revoke = nullptr;
     for (auto &[id, k] : keys_)
         if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
 }
@@ -157,29 +158,31 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     ++per_target[static_cast<size_t>(target)];
     stats_.bytes += bytes;
     const uint64_t token = r.token;
-    request &placed = requests_.emplace(token, std::move(r)).first->second;
     if (bytes == 0) {  // nothing to move (a notify may still go)
-        finish(placed, CCS_OK);
+        finish(r, CCS_OK);
         return CCS_OK;
     }
-    if (placed.at == stage::waiting_key) {
-        keep_source(placed);
+    if (r.at == stage::waiting_key) {
+        keep_source(r);
         ++stats_.key_requests;
-        const uint64_t args[3] = {token, placed.lo, placed.hi - placed.lo};
+        const uint64_t args[3] = {token, r.lo, r.hi - r.lo};
+        requests_.emplace(token, std::move(r));
         context &internal = *contexts_.by_id(context_table::internal_id);
         const ccs_status_t st =
             am_.send(internal, target, static_cast<uint16_t>(first_handler_ + 3), args, 3, nullptr, 0, nullptr);
         if (st != CCS_OK) finish(token, st);
         return CCS_OK;
     }
-    issue(placed);
+    // Most operations (shm's cross-memory attach, this process) finish
+    // inside issue and are never stored.
+    issue(r);
+    if (r.at == stage::done) return CCS_OK;
+    const bool wait = r.op.is_put && !r.has_completion && r.copy.empty() && r.at == stage::in_flight;
+    requests_.emplace(token, std::move(r));
     // A put without completion returns with its source reusable: wait for
     // one a transport still reads from.
-    auto it = requests_.find(token);
-    if (it != requests_.end() && it->second.op.is_put && !it->second.has_completion && it->second.copy.empty() &&
-        it->second.at == stage::in_flight) {
+    if (wait)
         while (requests_.count(token)) wait_progress_();
-    }
     return CCS_OK;
 }
 
@@ -217,8 +220,10 @@ void rma_engine::issue(request &r) {
         finish(r, CCS_OK);
         return;
     }
+    auto found = keys_.find(r.key_id);
+    if (found == keys_.end()) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
     if (emulate(op.target, op.is_put)) return issue_emulated(r);
-    const remote_key &k = keys_.at(r.key_id);
+    const remote_key &k = found->second;
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport
     transport *t = route_[static_cast<size_t>(op.target)];
     // Local segments as the plugin's types: on the stack when few.
@@ -266,7 +271,9 @@ void rma_engine::issue(request &r) {
 
 void rma_engine::finish(uint64_t token, ccs_status_t status) {
     auto it = requests_.find(token);
-    if (it != requests_.end()) finish(it->second, status);
+    if (it == requests_.end()) return;
+    finish(it->second, status);
+    requests_.erase(it);
 }
 
 void rma_engine::finish(request &r, ccs_status_t status) {
@@ -281,7 +288,7 @@ void rma_engine::finish(request &r, ccs_status_t status) {
                               0, nullptr);
     }
     if (r.has_completion) completions_.push_back({r.completion, status});
-    requests_.erase(r.token);
+    r.at = stage::done;
 }
 
 void rma_engine::rma_complete(uint64_t token, ccs_plugin_status_t status) {
@@ -304,6 +311,7 @@ int rma_engine::progress() {
             auto it = requests_.find(token);
             if (it == requests_.end()) continue;
             issue(it->second);
+            if (it->second.at == stage::done) requests_.erase(it);
             ++events;
         }
     }

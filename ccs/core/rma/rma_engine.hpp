@@ -31,6 +31,7 @@ struct rma_stats {
     uint64_t bytes = 0;
     uint64_t key_requests = 0;    // implicit keys asked for
     uint64_t key_cache_hits = 0;  // implicit keys found cached
+    uint64_t keys_revoked = 0;    // implicit keys dropped: the owner deregistered
     uint64_t failed = 0;          // completed with an error
 };
 
@@ -47,7 +48,7 @@ public:
     rma_engine(const rma_engine &) = delete;
     rma_engine &operator=(const rma_engine &) = delete;
 
-    // Handlers on the internal context, at ids [first_handler, first_handler + 5).
+    // Handlers on the internal context, at ids [first_handler, first_handler + 6).
     // `wait_progress` is one pass of the runtime's progress (with back-off).
     void install(context &internal, uint16_t first_handler, std::function<void()> wait_progress);
 
@@ -101,8 +102,9 @@ private:
         void *plugin_key = nullptr;
         transport *t = nullptr;
         bool implicit = false;
+        uint64_t handle = 0;  // the owner's registration
     };
-    enum class stage { waiting_key, ready, in_flight };
+    enum class stage { waiting_key, ready, in_flight, done };
     struct request {
         uint64_t token = 0;
         uint16_t ctx = 0;
@@ -125,6 +127,8 @@ private:
     // Moves a request with a resolved key: native, emulated or local.
     void issue(request &r);
     void issue_emulated(request &r);
+    // Completes a request (counts, notify, completion); the stored form
+    // also forgets it.
     void finish(uint64_t token, ccs_status_t status);
     void finish(request &r, ccs_status_t status);
     uint64_t find_implicit(int owner, uint64_t addr, size_t length);  // key id or 0
@@ -137,6 +141,9 @@ private:
     static void on_reply(const ccs_am_message_t *m, void *self);
     static void on_key_request(const ccs_am_message_t *m, void *self);
     static void on_key_reply(const ccs_am_message_t *m, void *self);
+    static void on_key_revoked(const ccs_am_message_t *m, void *self);
+    // Tells `holder` that our registration `handle` is gone.
+    void revoke(int holder, uint64_t handle);
     void reply(int to, uint16_t handler, uint64_t token, ccs_status_t status, const void *data, size_t length);
 
     context_table &contexts_;
