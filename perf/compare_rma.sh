@@ -24,16 +24,23 @@ ucx() {
 ccs=$("$build/bin/ccsrun" -n 2 --timeout 300 "$build/bin/ccs_perf_rma" --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null)
 # figure <benchmark name> <csv field>: one_way (s) is the last field, bytes_per_second the 6th.
 figure() { echo "$ccs" | awk -F, -v n="\"$1\"" -v f="$2" '$1==n{ if (f=="last") print $NF; else print $f }'; }
+# CCS windows: ccs_mem_alloc (mapped by the peer: loads and stores, like
+# ucx_perftest's own buffers), and heap + ccs_mem_register ("cma": one
+# process_vm_writev/readv per operation).
 lat_ucx=$(ucx ucp_put_lat 8 200000 3)
-lat_ccs=$(figure "put_latency/8/real_time" last)
-awk -v u="$lat_ucx" -v c="$lat_ccs" 'BEGIN{printf "put latency 8 B one-way: ucx_perftest %.3f us | ccs %.3f us | ccs/ucx %.2f\n", u, c*1e6, c*1e6/u}'
+for which in 0 1; do
+  name=put_latency; label="ccs_mem_alloc"; [ $which = 1 ] && { name=put_latency_cma; label="registered heap (CMA)"; }
+  c=$(figure "$name/8/$which/real_time" last)
+  awk -v u="$lat_ucx" -v c="$c" -v l="$label" 'BEGIN{printf "put latency 8 B one-way, %s: ucx_perftest %.3f us | ccs %.3f us | ccs/ucx %.2f\n", l, u, c*1e6, c*1e6/u}'
+done
 for bytes in 4096 16384 65536 262144 1048576 4194304; do
   for op in put get; do
     test=ucp_put_bw; [ $op = get ] && test=ucp_get
     u=$(ucx $test $bytes 2000 5)
-    c=$(figure "${op}_bandwidth/${bytes}/real_time" 6)
+    c=$(figure "${op}_bandwidth/${bytes}/0/real_time" 6)
+    m=$(figure "${op}_bandwidth_cma/${bytes}/1/real_time" 6)
     # ucx_perftest's MB is 2^20 bytes.
-    awk -v op=$op -v b=$bytes -v u="$u" -v c="$c" 'BEGIN{printf "%s bandwidth %8d B: ucx_perftest %8.0f MB/s | ccs %8.0f MB/s | ccs/ucx %.2f\n", op, b, u, c/1048576, c/1048576/u}'
+    awk -v op=$op -v b=$bytes -v u="$u" -v c="$c" -v m="$m" 'BEGIN{printf "%s bandwidth %8d B: ucx_perftest %8.0f MB/s | ccs %8.0f MB/s (ccs/ucx %.2f) | ccs cma %8.0f MB/s\n", op, b, u, c/1048576, c/1048576/u, m/1048576}'
   done
 done
 echo "$ccs" | awk -F, '$1=="\"rcache_hit/real_time\""{printf "registration cache hit (register + deregister): %.0f ns\n", $3}'

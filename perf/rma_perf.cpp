@@ -5,9 +5,15 @@
 // does, until rank 0 writes the stop value.
 //   put_latency/8:         put ping-pong; counter one_way = half a round trip
 //   get_latency/8:         blocking 8-byte get (a round trip)
-//   put_bandwidth/<bytes>: a window of puts, then wait for all; bytes_per_second
+//   put_bandwidth/<bytes>: a window of puts of one buffer to one remote
+//                          address (as ucx_perftest does), then wait for all;
+//                          bytes_per_second
 //   get_bandwidth/<bytes>: the same with gets
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
+// Windows come from ccs_mem_alloc (shared: peers map them, put/get are
+// loads and stores), as ucx_perftest allocates its buffers; the *_cma
+// variants use heap memory registered with ccs_mem_register instead
+// (cross-memory attach, a system call per operation).
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
 
@@ -17,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -25,16 +32,27 @@ constexpr uint64_t stop_value = ~0ull;
 constexpr size_t window_bytes = 8 << 20;
 constexpr int window_ops = 16;
 
+constexpr size_t total_bytes = window_bytes + 4096;
+
+// One window: local memory and the peer's, with its key.
+struct window {
+    uint8_t *memory = nullptr;
+    uint64_t peer_base = 0;
+    ccs_rkey_t peer_key{};
+};
+
 struct shared {
     ccs_context_t ctx{};
-    std::vector<uint8_t> memory = std::vector<uint8_t>(window_bytes + 4096, 0);
-    uint64_t peer_base = 0;  // the other rank's memory
-    ccs_rkey_t peer_key{};
+    window w[2];  // 0: ccs_mem_alloc, 1: heap + ccs_mem_register
+    std::vector<uint8_t> heap = std::vector<uint8_t>(total_bytes, 0);
+    int keys = 0;
 } g;
 
-// Cells at the start of each rank's memory: [0] ping (written by rank 0),
-// [1] pong (written by rank 1); data from offset 4096.
-std::atomic_ref<uint64_t> cell(int i) { return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(g.memory.data())[i]); }
+// Cells at the start of each window: [0] ping (written by rank 0), [1] pong
+// (written by rank 1); data from offset 4096.
+std::atomic_ref<uint64_t> cell(const window &w, int i) {
+    return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(w.memory)[i]);
+}
 
 void must(ccs_status_t st, const char *what) {
     if (st == CCS_OK) return;
@@ -43,35 +61,36 @@ void must(ccs_status_t st, const char *what) {
 }
 
 void put_latency(benchmark::State &state) {
-    uint64_t seq = cell(1).load();
+    const window &w = g.w[state.range(1)];
+    uint64_t seq = cell(w, 1).load();
     for (auto _ : state) {
         ++seq;
-        must(ccs_put(g.ctx, 1, &seq, 8, g.peer_base, g.peer_key, nullptr), "put");
-        while (cell(1).load(std::memory_order_acquire) != seq) ccs_progress();
+        must(ccs_put(g.ctx, 1, &seq, 8, w.peer_base, w.peer_key, nullptr), "put");
+        while (cell(w, 1).load(std::memory_order_acquire) != seq) ccs_progress();
     }
     state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void get_latency(benchmark::State &state) {
+    const window &w = g.w[state.range(1)];
     uint64_t value = 0;
-    for (auto _ : state) must(ccs_get_sync(g.ctx, 1, &value, 8, g.peer_base + 4096, g.peer_key), "get");
+    for (auto _ : state) must(ccs_get_sync(g.ctx, 1, &value, 8, w.peer_base + 4096, w.peer_key), "get");
 }
 
 void bandwidth(benchmark::State &state, bool put) {
+    const window &w = g.w[state.range(1)];
     const auto bytes = static_cast<size_t>(state.range(0));
-    const int ops = static_cast<int>(std::min<size_t>(window_ops, window_bytes / bytes));
-    uint8_t *local = g.memory.data() + 4096;
+    const int ops = window_ops;
+    uint8_t *local = w.memory + 4096;
+    const uint64_t at = w.peer_base + 4096;
     for (auto _ : state) {
         ccs_counter_t done;
         ccs_counter_init(&done);
         const ccs_completion_t c{nullptr, nullptr, &done};
-        for (int i = 0; i < ops; ++i) {
-            const uint64_t at = g.peer_base + 4096 + static_cast<uint64_t>(i) * bytes;
-            must(put ? ccs_put(g.ctx, 1, local + static_cast<size_t>(i) * bytes, bytes, at, g.peer_key, &c)
-                     : ccs_get(g.ctx, 1, local + static_cast<size_t>(i) * bytes, bytes, at, g.peer_key, &c),
+        for (int i = 0; i < ops; ++i)
+            must(put ? ccs_put(g.ctx, 1, local, bytes, at, w.peer_key, &c) : ccs_get(g.ctx, 1, local, bytes, at, w.peer_key, &c),
                  put ? "put" : "get");
-        }
         must(ccs_counter_wait(&done, static_cast<uint64_t>(ops)), "wait");
     }
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * ops * static_cast<int64_t>(bytes));
@@ -82,28 +101,32 @@ void get_bandwidth(benchmark::State &state) { bandwidth(state, false); }
 void rcache_hit(benchmark::State &state) {
     ccs_mem_t mem{};
     for (auto _ : state) {
-        must(ccs_mem_register(g.memory.data() + 8192, 4096, &mem), "register");
+        must(ccs_mem_register(g.heap.data() + 8192, 4096, &mem), "register");
         must(ccs_mem_deregister(mem), "deregister");
     }
 }
 
 // Rank 1: echo pings until told to stop.
 void respond() {
-    uint64_t seen = 0;
+    uint64_t seen[2] = {0, 0};
     for (;;) {
-        const uint64_t v = cell(0).load(std::memory_order_acquire);
-        if (v == stop_value) return;
-        if (v != seen) {
-            seen = v;
-            must(ccs_put(g.ctx, 0, &seen, 8, g.peer_base + 8, g.peer_key, nullptr), "echo");
+        for (int i = 0; i < 2; ++i) {
+            const uint64_t v = cell(g.w[i], 0).load(std::memory_order_acquire);
+            if (v == stop_value) return;
+            if (v != seen[i]) {
+                seen[i] = v;
+                must(ccs_put(g.ctx, 0, &seen[i], 8, g.w[i].peer_base + 8, g.w[i].peer_key, nullptr), "echo");
+            }
         }
         ccs_progress();
     }
 }
 
 void on_key(const ccs_am_message_t *m, void *) {
-    g.peer_base = m->args[0];
-    must(ccs_rkey_unpack(m->source, m->payload, m->payload_size, &g.peer_key), "unpack");
+    window &w = g.w[m->args[1]];
+    w.peer_base = m->args[0];
+    must(ccs_rkey_unpack(m->source, m->payload, m->payload_size, &w.peer_key), "unpack");
+    ++g.keys;
 }
 
 }  // namespace
@@ -120,33 +143,47 @@ int main(int argc, char **argv) {
     ccs_am_handler_entry_t handlers[] = {{1, on_key, nullptr}};
     const ccs_context_params_t params{sizeof params, 0, "perf-rma", handlers, 1};
     must(ccs_context_create(&params, &g.ctx), "context");
-    ccs_mem_t mem{};
-    must(ccs_mem_register(g.memory.data(), g.memory.size(), &mem), "register");
-    uint8_t key[1024];
-    size_t key_len = sizeof key;
-    must(ccs_rkey_pack(mem, key, &key_len), "pack");
-    const uint64_t base = reinterpret_cast<uintptr_t>(g.memory.data());
-    must(ccs_am_send(g.ctx, 1 - rank, 1, &base, 1, key, key_len, nullptr), "send key");
-    while (g.peer_base == 0) ccs_progress();
+    ccs_mem_t mem[2]{};
+    void *allocated = nullptr;
+    must(ccs_mem_alloc(total_bytes, &allocated, &mem[0]), "alloc");
+    g.w[0].memory = static_cast<uint8_t *>(allocated);
+    g.w[1].memory = g.heap.data();
+    must(ccs_mem_register(g.heap.data(), g.heap.size(), &mem[1]), "register");
+    for (uint64_t i = 0; i < 2; ++i) {
+        uint8_t key[1024];
+        size_t key_len = sizeof key;
+        must(ccs_rkey_pack(mem[i], key, &key_len), "pack");
+        const uint64_t args[2] = {reinterpret_cast<uintptr_t>(g.w[i].memory), i};
+        must(ccs_am_send(g.ctx, 1 - rank, 1, args, 2, key, key_len, nullptr), "send key");
+    }
+    while (g.keys < 2) ccs_progress();
     must(ccs_barrier(), "barrier");
     if (rank == 0) {
-        benchmark::RegisterBenchmark("put_latency/8", put_latency)->UseRealTime();
-        benchmark::RegisterBenchmark("get_latency/8", get_latency)->UseRealTime();
-        for (int64_t bytes = 4096; bytes <= (4 << 20); bytes *= 4) {
-            benchmark::RegisterBenchmark("put_bandwidth", put_bandwidth)->Arg(bytes)->UseRealTime();
-            benchmark::RegisterBenchmark("get_bandwidth", get_bandwidth)->Arg(bytes)->UseRealTime();
+        for (int64_t which : {0, 1}) {
+            const std::string suffix = which ? "_cma" : "";
+            benchmark::RegisterBenchmark(("put_latency" + suffix).c_str(), put_latency)->Args({8, which})->UseRealTime();
+            benchmark::RegisterBenchmark(("get_latency" + suffix).c_str(), get_latency)->Args({8, which})->UseRealTime();
+            for (int64_t bytes = 4096; bytes <= (4 << 20); bytes *= 4) {
+                benchmark::RegisterBenchmark(("put_bandwidth" + suffix).c_str(), put_bandwidth)
+                    ->Args({bytes, which})
+                    ->UseRealTime();
+                benchmark::RegisterBenchmark(("get_bandwidth" + suffix).c_str(), get_bandwidth)
+                    ->Args({bytes, which})
+                    ->UseRealTime();
+            }
         }
         benchmark::RegisterBenchmark("rcache_hit", rcache_hit)->UseRealTime();
         benchmark::Initialize(&argc, argv);
         benchmark::RunSpecifiedBenchmarks();
         benchmark::Shutdown();
-        must(ccs_put_sync(g.ctx, 1, &stop_value, 8, g.peer_base, g.peer_key), "stop");
+        must(ccs_put_sync(g.ctx, 1, &stop_value, 8, g.w[0].peer_base, g.w[0].peer_key), "stop");
     } else {
         respond();
     }
     must(ccs_barrier(), "barrier");
-    must(ccs_rkey_release(g.peer_key), "release");
-    must(ccs_mem_deregister(mem), "deregister");
+    for (const window &w : g.w) must(ccs_rkey_release(w.peer_key), "release");
+    must(ccs_mem_free(mem[0]), "free");
+    must(ccs_mem_deregister(mem[1]), "deregister");
     must(ccs_context_destroy(g.ctx), "destroy");
     must(ccs_finalize(), "finalize");
     return 0;

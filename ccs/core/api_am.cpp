@@ -29,6 +29,7 @@ ccs_status_t check_send(const char *call, ccs_context_t handle, int target, uint
         return fail(CCS_ERR_TOO_MANY_ARGS,
                     name + ": " + std::to_string(nargs) + " arguments, at most " + std::to_string(CCS_AM_MAX_ARGS));
     if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, name + ": args is NULL but nargs > 0");
+    rt->note_activity();
     return CCS_OK;
 }
 

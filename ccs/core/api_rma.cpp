@@ -28,6 +28,7 @@ ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const
     if (length > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name + ": local buffer is NULL but length > 0");
     if (rt->am().peer_has_failed(target))
         return fail(CCS_ERR_PEER_FAILED, name + ": rank " + std::to_string(target) + " has failed");
+    rt->note_activity();
     return CCS_OK;
 }
 
@@ -126,6 +127,25 @@ ccs_status_t ccs_mem_deregister(ccs_mem_t mem) {
     });
 }
 
+ccs_status_t ccs_mem_alloc(size_t length, void **addr, ccs_mem_t *mem) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_mem_alloc");
+        if (!rt) return st;
+        if (!addr || !mem) return fail(CCS_ERR_INVALID_ARG, "ccs_mem_alloc: addr or mem is NULL");
+        return rt->memory().allocate(length, *addr, *mem);
+    });
+}
+
+ccs_status_t ccs_mem_free(ccs_mem_t mem) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_mem_free");
+        if (!rt) return st;
+        return rt->memory().free_allocation(mem);
+    });
+}
+
 ccs_status_t ccs_mem_expose_all(int enable) {
     return guarded([&]() -> ccs_status_t {
         ccs_status_t st = CCS_OK;
@@ -197,6 +217,8 @@ ccs_status_t ccs_put(ccs_context_t handle, int target, const void *src, size_t l
         context *ctx = nullptr;
         const ccs_status_t st = check_rma("ccs_put", handle, target, src, length, rt, ctx);
         if (st != CCS_OK) return st;
+        if (rt->rma().try_direct(*ctx, true, target, const_cast<void *>(src), length, remote_addr, rkey, completion))
+            return CCS_OK;
         return rt->rma().submit(*ctx, contiguous(true, target, src, length, remote_addr), rkey, completion);
     });
 }
@@ -208,6 +230,7 @@ ccs_status_t ccs_get(ccs_context_t handle, int target, void *dst, size_t length,
         context *ctx = nullptr;
         const ccs_status_t st = check_rma("ccs_get", handle, target, dst, length, rt, ctx);
         if (st != CCS_OK) return st;
+        if (rt->rma().try_direct(*ctx, false, target, dst, length, remote_addr, rkey, completion)) return CCS_OK;
         return rt->rma().submit(*ctx, contiguous(false, target, dst, length, remote_addr), rkey, completion);
     });
 }

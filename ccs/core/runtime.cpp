@@ -198,7 +198,10 @@ ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const c
 }
 
 ccs_status_t runtime::context_destroy(context &ctx) {
-    progress_until([&] { return ctx.queued_sends == 0; });
+    // Its sends leave and its RMA completes first, callbacks included.
+    progress_until([&] { return ctx.queued_sends == 0 && (rma_->outstanding(ctx.id(), -1) == 0 || am_->any_peer_failed()); });
+    rma_->progress();
+    rma_->context_destroyed(ctx.id());
     am_->run_completions();
     contexts_.destroy(ctx.id());
     return CCS_OK;

@@ -41,6 +41,9 @@ public:
 
     // One pass over everything that can make progress; backs off when idle.
     void progress();
+    // The caller started an operation: not idle, even if no transport event
+    // follows (a put by cross-memory attach gives the target none).
+    void note_activity() { backoff_.reset(); }
     // Progress until done() holds.
     template <typename Done>
     void progress_until(Done done) {

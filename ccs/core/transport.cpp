@@ -1,5 +1,7 @@
 #include "transport.hpp"
 
+#include "memory/shared_allocation.hpp"
+
 #include "util/log.hpp"
 #include "util/params.hpp"
 
@@ -46,6 +48,7 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.am_deliver = &transport::service_am_deliver;
     services_.peer_failed = &transport::service_peer_failed;
     services_.rma_complete = &transport::service_rma_complete;
+    services_.mem_shareable = &transport::service_mem_shareable;
 }
 
 transport::~transport() {
@@ -158,6 +161,16 @@ void transport::service_peer_failed(void *core, int32_t peer, const char *reason
 void transport::service_rma_complete(void *core, uint64_t token, ccs_plugin_status_t status) {
     auto *self = static_cast<transport *>(core);
     if (self->rma_sink_) self->rma_sink_->rma_complete(token, status);
+}
+
+int32_t transport::service_mem_shareable(void *, const void *addr, size_t length, int32_t *fd, uint64_t *offset,
+                                         uint64_t *id) {
+    const shared_allocation *a = shared_allocation_find(reinterpret_cast<uintptr_t>(addr), length);
+    if (!a || !fd || !offset || !id) return 0;
+    *fd = a->fd;
+    *offset = reinterpret_cast<uintptr_t>(addr) - a->addr;
+    *id = a->id;
+    return 1;
 }
 
 }  // namespace ccs

@@ -99,6 +99,8 @@ private:
     static void service_am_deliver(void *core, int32_t source, const void *packet, size_t length);
     static void service_peer_failed(void *core, int32_t peer, const char *reason);
     static void service_rma_complete(void *core, uint64_t token, ccs_plugin_status_t status);
+    static int32_t service_mem_shareable(void *core, const void *addr, size_t length, int32_t *fd, uint64_t *offset,
+                                         uint64_t *id);
 
     std::unique_ptr<loaded_plugin> library_;
     ccs_plugin_services_v1_t services_{};

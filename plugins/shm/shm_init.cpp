@@ -66,21 +66,12 @@ ccs_plugin_status_t shm_am_send(void *p, int32_t peer, const ccs_plugin_iov_v1_t
 }
 int32_t shm_progress(void *p) { return self(p)->progress(); }
 
-// Cross-memory attach reaches any mapped page: registration pins nothing,
-// the handle only stands for the range.
-struct registration {
-    void *addr;
-    size_t length;
-};
-ccs_plugin_status_t shm_mem_reg(void *, void *addr, size_t length, void **memh) {
-    auto *r = new (std::nothrow) registration{addr, length};
-    if (!r) return CCS_PLUGIN_ERR_NO_MEMORY;
-    *memh = r;
-    return CCS_PLUGIN_OK;
+ccs_plugin_status_t shm_mem_reg(void *p, void *addr, size_t length, void **memh) {
+    return self(p)->mem_reg(addr, length, memh);
 }
-void shm_mem_dereg(void *, void *memh) { delete static_cast<registration *>(memh); }
-ccs_plugin_status_t shm_rkey_pack(void *p, void *, void *buffer, size_t *length) {
-    return self(p)->rkey_pack(buffer, length);
+void shm_mem_dereg(void *p, void *memh) { self(p)->mem_dereg(memh); }
+ccs_plugin_status_t shm_rkey_pack(void *p, void *memh, void *buffer, size_t *length) {
+    return self(p)->rkey_pack(memh, buffer, length);
 }
 ccs_plugin_status_t shm_rkey_unpack(void *p, int32_t peer, const void *buffer, size_t length, void **rkey) {
     return self(p)->rkey_unpack(peer, buffer, length, rkey);

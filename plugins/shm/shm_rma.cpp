@@ -1,17 +1,27 @@
-// Single-copy RMA between processes of one node: cross-memory attach
-// (process_vm_writev / process_vm_readv) moves bytes straight between the
-// two address spaces, one system call per operation, no copy through the
-// shared segment. Registration pins nothing, so mem_reg only hands back a
-// handle; a key names the owner's pid, which the plugin checks against the
-// pid the owner published in the segment.
+// RMA between processes of one node, in one copy.
+//   - Memory the core allocated to be shared (ccs_mem_alloc): the key names
+//     the owner's backing file; a peer maps it once (/proc/<pid>/fd/<n>) and
+//     put/get become memcpy, no system call.
+//   - Any other registered memory: cross-memory attach (process_vm_writev /
+//     process_vm_readv) moves bytes straight between the address spaces,
+//     one system call per operation.
+// Registration pins nothing. A key carries the owner's pid, which the
+// plugin checks against the pid the owner published in the segment.
 #include "shm_state.hpp"
 
+#include <atomic>
 #include <cerrno>
+#include <algorithm>
 #include <climits>
+#include <cstddef>
+#include <utility>
 #include <cstring>
 #include <new>
 #include <string>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ccs::shm {
@@ -19,28 +29,82 @@ namespace {
 
 constexpr uint32_t key_magic = 0x4b4d4853;  // "SHMK"
 
+struct registration {
+    uintptr_t addr;
+    size_t length;
+    bool shared;      // in a core allocation: fd, offset, id below
+    int32_t fd;
+    uint64_t offset;  // of addr in the file
+    uint64_t id;
+};
+
 struct packed_key {
     uint32_t magic;
     int32_t pid;
+    uint32_t shared;
+    int32_t fd;
+    uint64_t offset;
+    uint64_t id;
+    uint64_t addr;    // the owner's address of the registered range
+    uint64_t length;
 };
 
 struct unpacked_key {
     int32_t pid;
+    uint8_t *mapped = nullptr;  // the range as mapped here, or null: use CMA
+    uint64_t addr = 0, length = 0;
 };
 
 }  // namespace
 
-ccs_plugin_status_t state::rkey_pack(void *buffer, size_t *length) const {
+ccs_plugin_status_t state::mem_reg(void *addr, size_t length, void **memh) {
+    auto *r = new (std::nothrow) registration{reinterpret_cast<uintptr_t>(addr), length, false, -1, 0, 0};
+    if (!r) return CCS_PLUGIN_ERR_NO_MEMORY;
+    if (services_.struct_size >= offsetof(ccs_plugin_services_v1_t, mem_shareable) + sizeof services_.mem_shareable &&
+        services_.mem_shareable)
+        r->shared = services_.mem_shareable(services_.core, addr, length, &r->fd, &r->offset, &r->id) == 1;
+    *memh = r;
+    return CCS_PLUGIN_OK;
+}
+
+void state::mem_dereg(void *memh) { delete static_cast<registration *>(memh); }
+
+ccs_plugin_status_t state::rkey_pack(void *memh, void *buffer, size_t *length) const {
     const size_t capacity = *length;
     *length = sizeof(packed_key);
     if (!buffer) return CCS_PLUGIN_OK;
-    if (capacity < sizeof(packed_key)) return CCS_PLUGIN_ERR_INVALID;
-    const packed_key k{key_magic, static_cast<int32_t>(::getpid())};
+    if (capacity < sizeof(packed_key) || !memh) return CCS_PLUGIN_ERR_INVALID;
+    const auto &r = *static_cast<const registration *>(memh);
+    const packed_key k{key_magic, static_cast<int32_t>(::getpid()), r.shared ? 1u : 0u, r.fd, r.offset, r.id,
+                       r.addr, r.length};
     std::memcpy(buffer, &k, sizeof k);
     return CCS_PLUGIN_OK;
 }
 
-ccs_plugin_status_t state::rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey) const {
+// The owner's backing file mapped here, once per (pid, allocation id).
+uint8_t *state::map_shared(int32_t pid, int32_t fd, uint64_t id) {
+    const auto key = std::make_pair(pid, id);
+    auto it = mappings_.find(key);
+    if (it != mappings_.end()) return it->second.base;
+    const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+    const int local = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (local < 0) return nullptr;  // not allowed here: cross-memory attach will do
+    struct stat st {};
+    void *p = MAP_FAILED;
+    if (::fstat(local, &st) == 0 && st.st_size > 0)
+        p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, local, 0);
+    ::close(local);
+    if (p == MAP_FAILED) return nullptr;
+    mappings_[key] = mapping{static_cast<uint8_t *>(p), static_cast<size_t>(st.st_size)};
+    return static_cast<uint8_t *>(p);
+}
+
+void state::unmap_all() {
+    for (auto &[key, m] : mappings_) ::munmap(m.base, m.length);
+    mappings_.clear();
+}
+
+ccs_plugin_status_t state::rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey) {
     packed_key k{};
     if (length != sizeof k) return CCS_PLUGIN_ERR_INVALID;
     std::memcpy(&k, buffer, sizeof k);
@@ -53,11 +117,45 @@ ccs_plugin_status_t state::rkey_unpack(int32_t peer, const void *buffer, size_t 
     if (pid != k.pid) return CCS_PLUGIN_ERR_INVALID;
     auto *u = new (std::nothrow) unpacked_key{k.pid};
     if (!u) return CCS_PLUGIN_ERR_NO_MEMORY;
+    if (k.shared && !cfg_.deny_cma)
+        if (uint8_t *base = map_shared(k.pid, k.fd, k.id)) {
+            u->mapped = base + k.offset;
+            u->addr = k.addr;
+            u->length = k.length;
+        }
     *rkey = u;
     return CCS_PLUGIN_OK;
 }
 
 void state::rkey_release(void *rkey) const { delete static_cast<unpacked_key *>(rkey); }
+
+// Where the remote segments lie in a mapping of the owner's memory, if
+// they all do; null otherwise.
+static uint8_t *mapped(const unpacked_key &k, uint64_t address, size_t length) {
+    if (!k.mapped || address - k.addr > k.length || length > k.length - (address - k.addr)) return nullptr;
+    return k.mapped + (address - k.addr);
+}
+
+// Copies between two segment lists of equal total length.
+template <typename To, typename From>
+static void copy_lists(size_t nto, To to_at, size_t nfrom, From from_at) {
+    size_t ti = 0, fi = 0, toff = 0, foff = 0;
+    while (ti < nto && fi < nfrom) {
+        auto [to, tlen] = to_at(ti);
+        auto [from, flen] = from_at(fi);
+        const size_t n = std::min(tlen - toff, flen - foff);
+        std::memcpy(to + toff, from + foff, n);
+        if ((toff += n) == tlen) ++ti, toff = 0;
+        if ((foff += n) == flen) ++fi, foff = 0;
+    }
+}
+
+bool state::direct(void *rkey, const ccs_plugin_remote_v1_t *remote, size_t nremote) const {
+    if (!rkey || !static_cast<unpacked_key *>(rkey)->mapped) return false;
+    for (size_t i = 0; i < nremote; ++i)
+        if (!mapped(*static_cast<unpacked_key *>(rkey), remote[i].address, remote[i].length)) return false;
+    return true;
+}
 
 ccs_plugin_status_t state::cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                                size_t nremote, void *rkey) {
@@ -131,6 +229,14 @@ private:
 
 ccs_plugin_status_t state::put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey) {
+    if (direct(rkey, remote, nremote)) {
+        const auto &k = *static_cast<unpacked_key *>(rkey);
+        copy_lists(
+            nremote, [&](size_t i) { return std::pair{mapped(k, remote[i].address, remote[i].length), remote[i].length}; },
+            nlocal, [&](size_t i) { return std::pair{static_cast<const uint8_t *>(local[i].base), local[i].length}; });
+        std::atomic_thread_fence(std::memory_order_release);  // visible before the completion is
+        return CCS_PLUGIN_OK;
+    }
     iovecs l(nlocal), r(nremote);
     for (size_t i = 0; i < nlocal; ++i) l.data()[i] = {const_cast<void *>(local[i].base), local[i].length};
     for (size_t i = 0; i < nremote; ++i) r.data()[i] = {reinterpret_cast<void *>(remote[i].address), remote[i].length};
@@ -139,6 +245,17 @@ ccs_plugin_status_t state::put(int32_t peer, const ccs_plugin_iov_v1_t *local, s
 
 ccs_plugin_status_t state::get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey) {
+    if (direct(rkey, remote, nremote)) {
+        const auto &k = *static_cast<unpacked_key *>(rkey);
+        std::atomic_thread_fence(std::memory_order_acquire);
+        copy_lists(
+            nlocal, [&](size_t i) { return std::pair{static_cast<uint8_t *>(local[i].base), local[i].length}; },
+            nremote, [&](size_t i) {
+                return std::pair{static_cast<const uint8_t *>(mapped(k, remote[i].address, remote[i].length)),
+                                 remote[i].length};
+            });
+        return CCS_PLUGIN_OK;
+    }
     iovecs l(nlocal), r(nremote);
     for (size_t i = 0; i < nlocal; ++i) l.data()[i] = {local[i].base, local[i].length};
     for (size_t i = 0; i < nremote; ++i) r.data()[i] = {reinterpret_cast<void *>(remote[i].address), remote[i].length};

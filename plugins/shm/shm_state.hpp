@@ -8,6 +8,8 @@
 #include <ccs/plugin/ccs_plugin_v1.h>
 
 #include <chrono>
+#include <map>
+#include <utility>
 #include <sys/uio.h>
 #include <random>
 #include <string>
@@ -34,6 +36,9 @@ bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::str
 class state {
 public:
     state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg);
+    ~state() { unmap_all(); }
+    state(const state &) = delete;
+    state &operator=(const state &) = delete;
 
     void log(int32_t level, const std::string &message) const;
 
@@ -45,9 +50,11 @@ public:
     ccs_plugin_status_t send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
     int32_t progress();
 
-    // shm_rma.cpp: single-copy RMA by cross-memory attach.
-    ccs_plugin_status_t rkey_pack(void *buffer, size_t *length) const;
-    ccs_plugin_status_t rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey) const;
+    // shm_rma.cpp: single-copy RMA, by mapping or cross-memory attach.
+    ccs_plugin_status_t mem_reg(void *addr, size_t length, void **memh);
+    void mem_dereg(void *memh);
+    ccs_plugin_status_t rkey_pack(void *memh, void *buffer, size_t *length) const;
+    ccs_plugin_status_t rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey);
     void rkey_release(void *rkey) const;
     ccs_plugin_status_t put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey);
@@ -80,6 +87,15 @@ private:
     ccs_plugin_status_t cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                             size_t nremote, void *rkey);
     bool cma_refused_ = false;           // said once in the log
+    // Whether every remote segment lies in the key's mapping here.
+    bool direct(void *rkey, const ccs_plugin_remote_v1_t *remote, size_t nremote) const;
+    uint8_t *map_shared(int32_t pid, int32_t fd, uint64_t id);
+    void unmap_all();
+    struct mapping {
+        uint8_t *base;
+        size_t length;
+    };
+    std::map<std::pair<int32_t, uint64_t>, mapping> mappings_;  // (owner pid, allocation id)
     std::vector<std::vector<uint8_t>> shuffle_batch_;
     std::minstd_rand shuffle_rng_{12345};
 };

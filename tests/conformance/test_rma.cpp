@@ -17,8 +17,19 @@ constexpr size_t slot_bytes = 1 << 20;  // per source rank in every window
 // A window of size() slots, registered, its key exchanged with everyone.
 class window {
 public:
-    window() : memory_(static_cast<size_t>(size()) * slot_bytes, 0) {
-        CCS_EXPECT_OK(ccs_mem_register(memory_.data(), memory_.size(), &mem_));
+    // allocated: from ccs_mem_alloc (peers on the node map it), else heap
+    // memory registered (reached by cross-memory attach).
+    explicit window(bool allocated = false) : allocated_(allocated) {
+        const size_t bytes = static_cast<size_t>(size()) * slot_bytes;
+        if (allocated_) {
+            void *p = nullptr;
+            CCS_EXPECT_OK(ccs_mem_alloc(bytes, &p, &mem_));
+            base_ = static_cast<uint8_t *>(p);
+        } else {
+            heap_.assign(bytes, 0);
+            base_ = heap_.data();
+            CCS_EXPECT_OK(ccs_mem_register(base_, bytes, &mem_));
+        }
         size_t length = 0;
         CCS_EXPECT_OK(ccs_rkey_pack(mem_, nullptr, &length));
         std::vector<uint8_t> packed(length);
@@ -39,7 +50,7 @@ public:
             ++e->count;
         };
         scoped_context ctx("rma-keys", {{1, on_key, &ex}});
-        const uint64_t base = reinterpret_cast<uintptr_t>(memory_.data());
+        const uint64_t base = reinterpret_cast<uintptr_t>(base_);
         for (int t = 0; t < size(); ++t) CCS_EXPECT_OK(ccs_am_send(ctx, t, 1, &base, 1, packed.data(), length, nullptr));
         EXPECT_TRUE(progress_until([&] { return ex.count == size(); }));
         CCS_EXPECT_OK(ccs_barrier());
@@ -53,16 +64,19 @@ public:
     }
     ~window() {
         for (ccs_rkey_t k : keys_) EXPECT_EQ(ccs_rkey_release(k), CCS_OK) << ccs_last_error();
-        EXPECT_EQ(ccs_mem_deregister(mem_), CCS_OK) << ccs_last_error();
+        if (allocated_) EXPECT_EQ(ccs_mem_free(mem_), CCS_OK) << ccs_last_error();
+        else EXPECT_EQ(ccs_mem_deregister(mem_), CCS_OK) << ccs_last_error();
     }
     // Address of source rank `from`'s slot in `owner`'s window.
     uint64_t slot(int owner, int from) const { return bases_[static_cast<size_t>(owner)] + static_cast<uint64_t>(from) * slot_bytes; }
     ccs_rkey_t key(int owner) const { return keys_[static_cast<size_t>(owner)]; }
-    uint8_t *local_slot(int from) { return memory_.data() + static_cast<size_t>(from) * slot_bytes; }
+    uint8_t *local_slot(int from) { return base_ + static_cast<size_t>(from) * slot_bytes; }
     ccs_mem_t handle() const { return mem_; }
 
 private:
-    std::vector<uint8_t> memory_;
+    bool allocated_;
+    std::vector<uint8_t> heap_;
+    uint8_t *base_ = nullptr;
     ccs_mem_t mem_{};
     std::vector<ccs_rkey_t> keys_;
     std::vector<uint64_t> bases_;
@@ -73,9 +87,13 @@ int left() { return (rank() + size() - 1) % size(); }
 
 }  // namespace
 
-TEST(Rma, PutThenGetEverySizeToTheNextRank) {
+class RmaMemory : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(Rma, RmaMemory, ::testing::Values(false, true),
+                         [](const auto &param_info) { return param_info.param ? "Allocated" : "Registered"; });
+
+TEST_P(RmaMemory, PutThenGetEverySizeToTheNextRank) {
     scoped_context ctx("rma-put-get");
-    window w;
+    window w(GetParam());
     for (size_t bytes : {size_t{1}, size_t{8}, size_t{100}, size_t{4096}, size_t{65537}, slot_bytes}) {
         std::vector<uint8_t> out(bytes), back(bytes, 0);
         fill_pattern(out, static_cast<uint64_t>(rank()), bytes);
@@ -313,9 +331,9 @@ void free_shapes(std::vector<shape> &all) {
 
 }  // namespace
 
-TEST(Rma, DatadescOnBothSidesWithDifferentCounts) {
+TEST_P(RmaMemory, DatadescOnBothSidesWithDifferentCounts) {
     scoped_context ctx("rma-datadesc");
-    window w;
+    window w(GetParam());
     auto all = shapes();
     const int64_t bytes = 1536;
     for (size_t a = 0; a < all.size(); ++a) {
@@ -395,9 +413,9 @@ TEST(Rma, NotifyHandlersRunAfterTheDataLanded) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
-TEST(Rma, LargeStridedLayoutsBothWays) {
+TEST_P(RmaMemory, LargeStridedLayoutsBothWays) {
     scoped_context ctx("rma-large-datadesc");
-    window w;
+    window w(GetParam());
     ccs_datadesc_t narrow = nullptr, wide = nullptr;  // 1 MiB of data each
     CCS_ASSERT_OK(ccs_datadesc_vector(65536, 16, 24, CCS_BYTE, &narrow));
     CCS_ASSERT_OK(ccs_datadesc_vector(32768, 32, 40, CCS_BYTE, &wide));
@@ -420,5 +438,23 @@ TEST(Rma, LargeStridedLayoutsBothWays) {
         ASSERT_EQ(std::memcmp(back.data() + i + 32, "\0\0\0\0\0\0\0\0", 8), 0) << i;
     ccs_datadesc_free(&narrow);
     ccs_datadesc_free(&wide);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(Rma, AllocatedMemoryIsFreedOnlyAsAllocated) {
+    void *p = nullptr;
+    ccs_mem_t mem{};
+    CCS_ASSERT_OK(ccs_mem_alloc(100, &p, &mem));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 4096, 0u);
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(static_cast<uint8_t *>(p)[i], 0);
+    std::vector<uint8_t> heap(64);
+    ccs_mem_t registered{};
+    CCS_ASSERT_OK(ccs_mem_register(heap.data(), heap.size(), &registered));
+    EXPECT_EQ(ccs_mem_free(registered), CCS_ERR_INVALID_MEMORY);  // registered, not allocated
+    CCS_EXPECT_OK(ccs_mem_deregister(registered));                // and still valid
+    CCS_EXPECT_OK(ccs_mem_free(mem));
+    EXPECT_EQ(ccs_mem_free(mem), CCS_ERR_INVALID_MEMORY);
+    EXPECT_EQ(ccs_mem_alloc(8, nullptr, &mem), CCS_ERR_INVALID_ARG);
     CCS_EXPECT_OK(ccs_barrier());
 }

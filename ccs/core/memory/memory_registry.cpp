@@ -1,5 +1,6 @@
 #include "memory/memory_registry.hpp"
 
+#include "memory/shared_allocation.hpp"
 #include "util/error.hpp"
 #include "util/serialize.hpp"
 
@@ -74,6 +75,41 @@ ccs_status_t memory_registry::deregister(ccs_mem_t mem) {
             break;
         }
     if (reg.r) cache_.release(reg.r);
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &out) {
+    // Whole pages, so the registration's page-rounded region lies inside.
+    const size_t page = cache_.page_size();
+    if (length > SIZE_MAX - page) return fail(CCS_ERR_NO_MEMORY, "ccs_mem_alloc: length too large");
+    const size_t rounded = (length + page - 1) / page * page;
+    shared_allocation a;
+    ccs_status_t st = shared_allocation_create(rounded ? rounded : page, a);
+    if (st != CCS_OK) return st;
+    if ((st = register_memory(reinterpret_cast<void *>(a.addr), length, out)) != CCS_OK) {
+        shared_allocation_destroy(a.addr);
+        return st;
+    }
+    addr = reinterpret_cast<void *>(a.addr);
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::free_allocation(ccs_mem_t mem) {
+    auto it = handles_.find(mem.id);
+    if (it == handles_.end())
+        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: handle " + std::to_string(mem.id) +
+                                                " was never allocated or is already freed");
+    const uintptr_t addr = it->second.addr;
+    const shared_allocation *a = shared_allocation_find(addr, 1);
+    if (!a || a->addr != addr)
+        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: handle " + std::to_string(mem.id) +
+                                                " was registered, not allocated (use ccs_mem_deregister)");
+    const size_t length = a->length;
+    const ccs_status_t st = deregister(mem);
+    if (st != CCS_OK) return st;
+    // The pages go away: nothing cached may stand for them any more.
+    cache_.invalidate(reinterpret_cast<void *>(addr), length);
+    shared_allocation_destroy(addr);
     return CCS_OK;
 }
 

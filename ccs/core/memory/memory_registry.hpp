@@ -25,6 +25,9 @@ public:
 
     ccs_status_t register_memory(void *addr, size_t length, ccs_mem_t &out);
     ccs_status_t deregister(ccs_mem_t mem);
+    // ccs_mem_alloc / ccs_mem_free: shareable memory, registered.
+    ccs_status_t allocate(size_t length, void *&addr, ccs_mem_t &out);
+    ccs_status_t free_allocation(ccs_mem_t mem);
     ccs_status_t pack_key(ccs_mem_t mem, void *buffer, size_t *length);
 
     // The registration covering [addr, addr + length): a handle id, or 0.

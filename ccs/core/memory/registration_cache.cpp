@@ -126,6 +126,19 @@ void registration_cache::release(region *r) {
     trim();
 }
 
+void registration_cache::invalidate(const void *addr, size_t len) {
+    const auto start = reinterpret_cast<uintptr_t>(addr);
+    const uintptr_t end = start + len;
+    std::vector<region *> hit;
+    auto it = by_start_.upper_bound(start);
+    if (it != by_start_.begin() && std::prev(it)->second->end > start) --it;
+    for (; it != by_start_.end() && it->second->start < end; ++it) hit.push_back(it->second);
+    for (region *r : hit) {
+        if (r->refs == 0) destroy(r, false);
+        else detach(r);
+    }
+}
+
 void registration_cache::flush() {
     while (evict_one()) {
     }

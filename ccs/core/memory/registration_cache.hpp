@@ -70,6 +70,10 @@ public:
     void release(region *r);
     // Deregisters every unused region now.
     void flush();
+    // The pages [addr, addr + len) are being unmapped: no later request may
+    // hit a region over them. Unused ones are deregistered, used ones leave
+    // the lookup map (their users still release them).
+    void invalidate(const void *addr, size_t len);
 
     const registration_stats &stats() const { return stats_; }
     size_t page_size() const { return page_; }

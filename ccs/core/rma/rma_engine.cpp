@@ -78,11 +78,11 @@ uint64_t rma_engine::find_implicit(int owner, uint64_t addr, size_t length) {
 }
 
 uint64_t rma_engine::outstanding(uint16_t ctx, int target) const {
-    auto it = outstanding_.find(ctx);
-    if (it == outstanding_.end()) return 0;
-    if (target >= 0) return it->second[static_cast<size_t>(target)];
+    if (ctx >= outstanding_.size() || outstanding_[ctx].empty()) return 0;
+    const std::vector<uint64_t> &per_target = outstanding_[ctx];
+    if (target >= 0) return per_target[static_cast<size_t>(target)];
     uint64_t all = 0;
-    for (uint64_t n : it->second) all += n;
+    for (uint64_t n : per_target) all += n;
     return all;
 }
 
@@ -125,6 +125,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
         r.hi = std::max(r.hi, seg.address + seg.length);
     }
     const size_t bytes = r.op.remote.bytes();
+    const remote_key *explicit_key = nullptr;
     if (handle.id != 0) {
         auto it = keys_.find(handle.id);
         if (it == keys_.end() || it->second.implicit)
@@ -141,6 +142,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
                                                       std::to_string(k.base) + ", +" + std::to_string(k.length) + ")");
         }
         r.key_id = handle.id;
+        explicit_key = &k;
     } else if (bytes > 0 && target == rank_) {
         for (size_t i = 0; i < r.op.remote.size(); ++i) {
             const ccs_plugin_remote_v1_t &seg = r.op.remote.data()[i];
@@ -153,6 +155,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
         else r.at = stage::waiting_key;
     }
     r.token = next_token_++;
+    if (r.ctx >= outstanding_.size()) outstanding_.resize(r.ctx + 1u);
     auto &per_target = outstanding_[r.ctx];
     if (per_target.empty()) per_target.assign(route_.size(), 0);
     ++per_target[static_cast<size_t>(target)];
@@ -175,7 +178,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     }
     // Most operations (shm's cross-memory attach, this process) finish
     // inside issue and are never stored.
-    issue(r);
+    issue(r, explicit_key);
     if (r.at == stage::done) return CCS_OK;
     const bool wait = r.op.is_put && !r.has_completion && r.copy.empty() && r.at == stage::in_flight;
     requests_.emplace(token, std::move(r));
@@ -184,6 +187,58 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     if (wait)
         while (requests_.count(token)) wait_progress_();
     return CCS_OK;
+}
+
+bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote,
+                            ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    if (rkey.id == 0 || target == rank_ || length == 0 || emulate(target, put)) return false;
+    auto it = keys_.find(rkey.id);
+    if (it == keys_.end()) return false;
+    const remote_key &k = it->second;
+    if (k.implicit || k.owner != target || !k.plugin_key || remote - k.base > k.length ||
+        length > k.length - (remote - k.base))
+        return false;
+    transport *t = route_[static_cast<size_t>(target)];
+    const ccs_plugin_remote_v1_t segment{remote, length};
+    const uint64_t token = next_token_;
+    ccs_plugin_status_t st;
+    if (put) {
+        const ccs_plugin_iov_v1_t from{local, length};
+        st = t->put(target, &from, 1, &segment, 1, k.plugin_key, token);
+    } else {
+        const ccs_plugin_buffer_v1_t to{local, length};
+        st = t->get(target, &to, 1, &segment, 1, k.plugin_key, token);
+    }
+    if (st != CCS_PLUGIN_OK && st != CCS_PLUGIN_IN_PROGRESS) return false;  // the general path retries or reports
+    ++next_token_;
+    ++(put ? stats_.puts : stats_.gets);
+    ++stats_.native;
+    stats_.bytes += length;
+    const bool has_completion = wants_completion(completion);
+    if (st == CCS_PLUGIN_OK) {
+        if (has_completion) completions_.push_back({*completion, CCS_OK});
+        return true;
+    }
+    // Started, finishing later: from here on it is an ordinary request.
+    request r;
+    r.token = token;
+    r.ctx = ctx.id();
+    r.op.is_put = put;
+    r.op.target = target;
+    r.op.local.push(reinterpret_cast<uintptr_t>(local), length);
+    r.op.remote.push(remote, length);
+    r.key_id = rkey.id;
+    r.has_completion = has_completion;
+    if (has_completion) r.completion = *completion;
+    r.at = stage::in_flight;
+    if (r.ctx >= outstanding_.size()) outstanding_.resize(r.ctx + 1u);
+    auto &per_target = outstanding_[r.ctx];
+    if (per_target.empty()) per_target.assign(route_.size(), 0);
+    ++per_target[static_cast<size_t>(target)];
+    requests_.emplace(token, std::move(r));
+    if (put && !has_completion)  // the source must be reusable on return
+        while (requests_.count(token)) wait_progress_();
+    return true;
 }
 
 void rma_engine::keep_source(request &r) {
@@ -212,7 +267,7 @@ static void copy_segments(const ccs_plugin_remote_v1_t *to, size_t nto, const cc
     }
 }
 
-void rma_engine::issue(request &r) {
+void rma_engine::issue(request &r, const remote_key *known) {
     operation &op = r.op;
     if (op.target == rank_) {  // this process: a copy
         if (op.is_put) copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
@@ -220,10 +275,13 @@ void rma_engine::issue(request &r) {
         finish(r, CCS_OK);
         return;
     }
-    auto found = keys_.find(r.key_id);
-    if (found == keys_.end()) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
+    if (!known) {
+        auto found = keys_.find(r.key_id);
+        if (found == keys_.end()) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
+        known = &found->second;
+    }
     if (emulate(op.target, op.is_put)) return issue_emulated(r);
-    const remote_key &k = found->second;
+    const remote_key &k = *known;
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport
     transport *t = route_[static_cast<size_t>(op.target)];
     // Local segments as the plugin's types: on the stack when few.
@@ -277,8 +335,8 @@ void rma_engine::finish(uint64_t token, ccs_status_t status) {
 }
 
 void rma_engine::finish(request &r, ccs_status_t status) {
-    auto per_target = outstanding_.find(r.ctx);
-    if (per_target != outstanding_.end()) --per_target->second[static_cast<size_t>(r.op.target)];
+    if (r.ctx < outstanding_.size() && !outstanding_[r.ctx].empty())
+        --outstanding_[r.ctx][static_cast<size_t>(r.op.target)];
     if (status != CCS_OK) ++stats_.failed;
     // The data moved: the target's handler may run now (its context may
     // be gone, then there is nobody to tell).

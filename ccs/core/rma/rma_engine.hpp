@@ -72,7 +72,7 @@ public:
         bool wanted = false;
         uint16_t handler = 0;
         uint8_t nargs = 0;
-        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
+        std::array<uint64_t, CCS_AM_MAX_ARGS> args;  // nargs of them set
     };
     struct operation {
         bool is_put = true;
@@ -83,10 +83,17 @@ public:
     // The remote segments must lie in the key's region (or, with an
     // implicit key, in one region of the target).
     ccs_status_t submit(context &ctx, operation &&op, ccs_rkey_t rkey, const ccs_completion_t *completion);
+    // The common case without building an operation: one contiguous piece,
+    // an unpacked key, a transport with native RMA that finishes it at once.
+    // False when that does not apply (nothing was done): use submit.
+    bool try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
+                    const ccs_completion_t *completion);
 
     // Operations `ctx` issued to `target` (-1: to anyone) not yet complete.
     uint64_t outstanding(uint16_t ctx, int target) const;
-    void context_destroyed(uint16_t ctx) { outstanding_.erase(ctx); }
+    void context_destroyed(uint16_t ctx) {
+        if (ctx < outstanding_.size()) outstanding_[ctx].clear();
+    }
 
     int progress();  // retries and completions
     bool busy() const { return !retry_.empty() || !completions_.empty(); }
@@ -124,8 +131,9 @@ private:
 
     // Keeps a put's source when the caller will reuse it before it went.
     void keep_source(request &r);
-    // Moves a request with a resolved key: native, emulated or local.
-    void issue(request &r);
+    // Moves a request with a resolved key: native, emulated or local. `k`
+    // saves the lookup when the caller has the key at hand.
+    void issue(request &r, const remote_key *k = nullptr);
     void issue_emulated(request &r);
     // Completes a request (counts, notify, completion); the stored form
     // also forgets it.
@@ -163,7 +171,8 @@ private:
     std::unordered_map<uint64_t, request> requests_;
     std::deque<uint64_t> retry_;  // transports said AGAIN
     std::vector<pending_completion> completions_;
-    std::unordered_map<uint16_t, std::vector<uint64_t>> outstanding_;  // ctx -> per target
+    // Indexed by context id (dense, small), then target; empty until used.
+    std::vector<std::vector<uint64_t>> outstanding_;
     int depth_ = 0;
     rma_stats stats_;
 };

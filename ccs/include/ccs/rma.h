@@ -55,6 +55,13 @@ CCS_API ccs_status_t ccs_mem_register(void *addr, size_t length, ccs_mem_t *mem)
 /* CCS_ERR_INVALID_MEMORY for a handle never registered or already
  * deregistered. */
 CCS_API ccs_status_t ccs_mem_deregister(ccs_mem_t mem);
+/* Allocates `length` bytes (zeroed, page aligned) that other processes on
+ * this node can map, registered: put and get to it from there become plain
+ * loads and stores instead of system calls. Free with ccs_mem_free (not
+ * ccs_mem_deregister). */
+CCS_API ccs_status_t ccs_mem_alloc(size_t length, void **addr, ccs_mem_t *mem);
+CCS_API ccs_status_t ccs_mem_free(ccs_mem_t mem);
+
 /* Whether implicit-key requests from other processes may reach memory this
  * process never registered (it is then registered on demand). Off by
  * default; CCS_RMA_EXPOSE=all turns it on for the whole process. */

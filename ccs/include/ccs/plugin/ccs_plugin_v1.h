@@ -133,6 +133,13 @@ typedef struct ccs_plugin_services_v1 {
     /* A put or get that returned CCS_PLUGIN_IN_PROGRESS finished. Called
      * only from inside progress(). */
     void (*rma_complete)(void *core, uint64_t token, ccs_plugin_status_t status);
+    /* Whether [addr, addr + length) lies in memory the core allocated to be
+     * shared (ccs_mem_alloc). If so (returns 1): *fd is this process's
+     * descriptor of the backing file, *offset where addr sits in it, *id a
+     * number unique to the allocation in this process. A node-scope plugin
+     * can map it into peers and turn put/get into loads and stores. */
+    int32_t (*mem_shareable)(void *core, const void *addr, size_t length,
+                             int32_t *fd, uint64_t *offset, uint64_t *id);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
