@@ -17,17 +17,18 @@ ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const
     ccs_status_t st = CCS_OK;
     rt = running(st, call);
     if (!rt) return st;
-    const std::string name = call;
+    // Strings only on the way out: this runs for every put and get.
+    const auto name = [call] { return std::string(call); };
     ctx = rt->contexts().by_handle(handle);
     if (!ctx)
         return fail(CCS_ERR_INVALID_CONTEXT,
-                    name + ": context " + std::to_string(handle.id) + " was never created or has been destroyed");
+                    name() + ": context " + std::to_string(handle.id) + " was never created or has been destroyed");
     if (target < 0 || target >= rt->size())
-        return fail(CCS_ERR_INVALID_RANK, name + ": target " + std::to_string(target) + " is outside [0, " +
+        return fail(CCS_ERR_INVALID_RANK, name() + ": target " + std::to_string(target) + " is outside [0, " +
                                               std::to_string(rt->size()) + ")");
-    if (length > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name + ": local buffer is NULL but length > 0");
+    if (length > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name() + ": local buffer is NULL but length > 0");
     if (rt->am().peer_has_failed(target))
-        return fail(CCS_ERR_PEER_FAILED, name + ": rank " + std::to_string(target) + " has failed");
+        return fail(CCS_ERR_PEER_FAILED, name() + ": rank " + std::to_string(target) + " has failed");
     rt->note_activity();
     return CCS_OK;
 }

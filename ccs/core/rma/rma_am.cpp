@@ -232,13 +232,13 @@ void rma_engine::on_key_revoked(const ccs_am_message_t *m, void *arg) {
     if (m->nargs < 1) return;
     auto &ids = self->implicit_[m->source];
     for (auto it = ids.begin(); it != ids.end();) {
-        auto k = self->keys_.find(*it);
-        if (k == self->keys_.end() || k->second.handle != m->args[0]) {
+        remote_key *k = self->keys_.find(*it);
+        if (!k || k->handle != m->args[0]) {
             ++it;
             continue;
         }
-        if (k->second.t && k->second.plugin_key) k->second.t->rkey_release(k->second.plugin_key);
-        self->keys_.erase(k);
+        if (k->t && k->plugin_key) k->t->rkey_release(k->plugin_key);
+        self->keys_.erase(*it);
         it = ids.erase(it);
         ++self->stats_.keys_revoked;
     }

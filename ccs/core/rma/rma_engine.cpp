@@ -19,14 +19,13 @@ rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &
 
 rma_engine::~rma_engine() {
     memory_.on_revoke = nullptr;
-    for (auto &[id, k] : keys_)
+    keys_.for_each([](uint64_t, remote_key &k) {
         if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
+    });
 }
 
 uint64_t rma_engine::add_key(const remote_key &k) {
-    const uint64_t id = next_key_++;
-    keys_.emplace(id, k);
-    return id;
+    return keys_.insert(k);
 }
 
 ccs_status_t key_from_contents(const key_contents &c, int owner, int rank, transport *route, void *&plugin_key) {
@@ -60,18 +59,18 @@ ccs_status_t rma_engine::unpack_key(int owner, const void *buffer, size_t length
 }
 
 ccs_status_t rma_engine::release_key(ccs_rkey_t handle) {
-    auto it = keys_.find(handle.id);
-    if (it == keys_.end() || it->second.implicit)
+    remote_key *k = keys_.find(handle.id);
+    if (!k || k->implicit)
         return fail(CCS_ERR_INVALID_KEY, "ccs_rkey_release: key " + std::to_string(handle.id) +
                                              " was never unpacked or is already released");
-    if (it->second.t && it->second.plugin_key) it->second.t->rkey_release(it->second.plugin_key);
-    keys_.erase(it);
+    if (k->t && k->plugin_key) k->t->rkey_release(k->plugin_key);
+    keys_.erase(handle.id);
     return CCS_OK;
 }
 
 uint64_t rma_engine::find_implicit(int owner, uint64_t addr, size_t length) {
     for (uint64_t id : implicit_[owner]) {
-        const remote_key &k = keys_.at(id);
+        const remote_key &k = *keys_.find(id);
         if (addr - k.base <= k.length && length <= k.length - (addr - k.base)) return id;
     }
     return 0;
@@ -127,10 +126,10 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     const size_t bytes = r.op.remote.bytes();
     const remote_key *explicit_key = nullptr;
     if (handle.id != 0) {
-        auto it = keys_.find(handle.id);
-        if (it == keys_.end() || it->second.implicit)
+        const remote_key *found = keys_.find(handle.id);
+        if (!found || found->implicit)
             return fail(CCS_ERR_INVALID_KEY, "key " + std::to_string(handle.id) + " was never unpacked or is released");
-        const remote_key &k = it->second;
+        const remote_key &k = *found;
         if (k.owner != target)
             return fail(CCS_ERR_INVALID_KEY, "the key belongs to rank " + std::to_string(k.owner) +
                                                  ", the operation targets rank " + std::to_string(target));
@@ -192,9 +191,9 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
 bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote,
                             ccs_rkey_t rkey, const ccs_completion_t *completion) {
     if (rkey.id == 0 || target == rank_ || length == 0 || emulate(target, put)) return false;
-    auto it = keys_.find(rkey.id);
-    if (it == keys_.end()) return false;
-    const remote_key &k = it->second;
+    const remote_key *found = keys_.find(rkey.id);
+    if (!found) return false;
+    const remote_key &k = *found;
     if (k.implicit || k.owner != target || !k.plugin_key || remote - k.base > k.length ||
         length > k.length - (remote - k.base))
         return false;
@@ -216,7 +215,9 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
     stats_.bytes += length;
     const bool has_completion = wants_completion(completion);
     if (st == CCS_PLUGIN_OK) {
-        if (has_completion) completions_.push_back({*completion, CCS_OK});
+        // A counter alone moves at once; a callback waits for progress.
+        if (has_completion && !completion->callback) ++completion->counter->value;
+        else if (has_completion) completions_.push_back({*completion, CCS_OK});
         return true;
     }
     // Started, finishing later: from here on it is an ordinary request.
@@ -276,9 +277,8 @@ void rma_engine::issue(request &r, const remote_key *known) {
         return;
     }
     if (!known) {
-        auto found = keys_.find(r.key_id);
-        if (found == keys_.end()) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
-        known = &found->second;
+        known = keys_.find(r.key_id);
+        if (!known) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
     }
     if (emulate(op.target, op.is_put)) return issue_emulated(r);
     const remote_key &k = *known;

@@ -11,6 +11,7 @@
 #include "context.hpp"
 #include "memory/memory_registry.hpp"
 #include "transport.hpp"
+#include "util/handle_table.hpp"
 
 #include <ccs/rma.h>
 
@@ -164,8 +165,7 @@ private:
     uint16_t first_handler_ = 0;
     std::function<void()> wait_progress_;
 
-    uint64_t next_key_ = 1;
-    std::unordered_map<uint64_t, remote_key> keys_;
+    handle_table<remote_key> keys_;
     std::unordered_map<int, std::vector<uint64_t>> implicit_;  // owner -> key ids
     uint64_t next_token_ = 1;
     std::unordered_map<uint64_t, request> requests_;
