@@ -11,25 +11,8 @@ constexpr uint64_t max_message_bytes = 1ull << 40;  // the receiver's bound too
 // Checks shared by the send calls; on success sets rt and ctx.
 ccs_status_t check_send(const char *call, ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
                         size_t nargs, runtime *&rt, context *&ctx) {
-    ccs_status_t st = CCS_OK;
-    rt = running(st, call);
-    if (!rt) return st;
-    ctx = rt->contexts().by_handle(handle);
-    // Strings only on the way out: this runs for every send.
-    const auto name = [call] { return std::string(call); };
-    if (!ctx)
-        return fail(CCS_ERR_INVALID_CONTEXT,
-                    name() + ": context " + std::to_string(handle.id) + " was never created or has been destroyed");
-    if (target < 0 || target >= rt->size())
-        return fail(CCS_ERR_INVALID_RANK, name() + ": target " + std::to_string(target) + " is outside [0, " +
-                                              std::to_string(rt->size()) + ")");
-    if (handler_id >= CCS_AM_MAX_HANDLERS)
-        return fail(CCS_ERR_INVALID_HANDLER, name() + ": handler id " + std::to_string(handler_id) + " is not below " +
-                                                 std::to_string(CCS_AM_MAX_HANDLERS));
-    if (nargs > CCS_AM_MAX_ARGS)
-        return fail(CCS_ERR_TOO_MANY_ARGS,
-                    name() + ": " + std::to_string(nargs) + " arguments, at most " + std::to_string(CCS_AM_MAX_ARGS));
-    if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, name() + ": args is NULL but nargs > 0");
+    ccs_status_t st = check_context_target(call, handle, target, rt, ctx);
+    if (st != CCS_OK || (st = check_handler_args(call, handler_id, args, nargs)) != CCS_OK) return st;
     rt->note_activity();
     return CCS_OK;
 }

@@ -25,4 +25,34 @@ inline ccs_status_t check_not_in_callback(runtime &rt, const char *call) {
     return CCS_OK;
 }
 
+// The checks every call aimed at a peer in a context starts with: CCS
+// running, a live context, a rank in range. Builds its strings only for an
+// error: sends, puts and gets run it every time.
+inline ccs_status_t check_context_target(const char *call, ccs_context_t handle, int target, runtime *&rt,
+                                         context *&ctx) {
+    ccs_status_t st = CCS_OK;
+    rt = running(st, call);
+    if (!rt) return st;
+    ctx = rt->contexts().by_handle(handle);
+    if (!ctx)
+        return fail(CCS_ERR_INVALID_CONTEXT, std::string(call) + ": context " + std::to_string(handle.id) +
+                                                 " was never created or has been destroyed");
+    if (target < 0 || target >= rt->size())
+        return fail(CCS_ERR_INVALID_RANK, std::string(call) + ": target " + std::to_string(target) +
+                                              " is outside [0, " + std::to_string(rt->size()) + ")");
+    return CCS_OK;
+}
+
+// A handler id and its arguments, as sends and notifications take them.
+inline ccs_status_t check_handler_args(const char *call, uint16_t handler_id, const uint64_t *args, size_t nargs) {
+    if (handler_id >= CCS_AM_MAX_HANDLERS)
+        return fail(CCS_ERR_INVALID_HANDLER, std::string(call) + ": handler id " + std::to_string(handler_id) +
+                                                 " is not below " + std::to_string(CCS_AM_MAX_HANDLERS));
+    if (nargs > CCS_AM_MAX_ARGS)
+        return fail(CCS_ERR_TOO_MANY_ARGS, std::string(call) + ": " + std::to_string(nargs) + " arguments, at most " +
+                                               std::to_string(CCS_AM_MAX_ARGS));
+    if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": args is NULL but nargs > 0");
+    return CCS_OK;
+}
+
 }  // namespace ccs

@@ -14,18 +14,9 @@ namespace {
 // Checks shared by put and get; on success sets rt and ctx.
 ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const void *local, size_t length,
                        runtime *&rt, context *&ctx) {
-    ccs_status_t st = CCS_OK;
-    rt = running(st, call);
-    if (!rt) return st;
-    // Strings only on the way out: this runs for every put and get.
+    const ccs_status_t st = check_context_target(call, handle, target, rt, ctx);
+    if (st != CCS_OK) return st;
     const auto name = [call] { return std::string(call); };
-    ctx = rt->contexts().by_handle(handle);
-    if (!ctx)
-        return fail(CCS_ERR_INVALID_CONTEXT,
-                    name() + ": context " + std::to_string(handle.id) + " was never created or has been destroyed");
-    if (target < 0 || target >= rt->size())
-        return fail(CCS_ERR_INVALID_RANK, name() + ": target " + std::to_string(target) + " is outside [0, " +
-                                              std::to_string(rt->size()) + ")");
     if (length > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name() + ": local buffer is NULL but length > 0");
     if (rt->am().peer_has_failed(target))
         return fail(CCS_ERR_PEER_FAILED, name() + ": rank " + std::to_string(target) + " has failed");
@@ -77,14 +68,8 @@ ccs_status_t layout_op(const char *call, bool put, int target, const void *local
 
 ccs_status_t with_notify(const char *call, rma_engine::operation &op, uint16_t handler_id, const uint64_t *args,
                          size_t nargs) {
-    const std::string name = call;
-    if (handler_id >= CCS_AM_MAX_HANDLERS)
-        return fail(CCS_ERR_INVALID_HANDLER, name + ": handler id " + std::to_string(handler_id) + " is not below " +
-                                                 std::to_string(CCS_AM_MAX_HANDLERS));
-    if (nargs > CCS_AM_MAX_ARGS)
-        return fail(CCS_ERR_TOO_MANY_ARGS,
-                    name + ": " + std::to_string(nargs) + " arguments, at most " + std::to_string(CCS_AM_MAX_ARGS));
-    if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, name + ": args is NULL but nargs > 0");
+    const ccs_status_t st = check_handler_args(call, handler_id, args, nargs);
+    if (st != CCS_OK) return st;
     op.after.wanted = true;
     op.after.handler = handler_id;
     op.after.nargs = static_cast<uint8_t>(nargs);

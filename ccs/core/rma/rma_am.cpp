@@ -108,9 +108,14 @@ void rma_engine::issue_emulated(request &r) {
     if (st != CCS_OK) finish(r, st);
 }
 
-// The status for a request's segments: all must lie in what this process
-// registered (or exposes).
-static ccs_status_t check_segments(const memory_registry &memory, const std::vector<ccs_plugin_remote_v1_t> &segs) {
+// Reads and checks a request: its segment list well formed, followed by
+// exactly their bytes (put) or nothing (get), every segment inside what
+// this process registered (or exposes).
+static ccs_status_t read_request(const ccs_am_message_t *m, bool with_data, const memory_registry &memory,
+                                 std::vector<ccs_plugin_remote_v1_t> &segs, const uint8_t *&data, uint64_t &total) {
+    size_t length = 0;
+    if (m->nargs < 1 || !read_segments(m, segs, data, length, total) || length != (with_data ? total : 0))
+        return CCS_ERR_INTERNAL;
     for (const auto &seg : segs)
         if (seg.length > 0 && !memory.covering(seg.address, seg.length) && !memory.expose_all)
             return CCS_ERR_NOT_REGISTERED;
@@ -122,10 +127,8 @@ void rma_engine::on_put_request(const ccs_am_message_t *m, void *arg) {
     if (m->nargs < 1) return;
     std::vector<ccs_plugin_remote_v1_t> segs;
     const uint8_t *data = nullptr;
-    size_t length = 0;
     uint64_t total = 0;
-    ccs_status_t st = read_segments(m, segs, data, length, total) && total == length ? CCS_OK : CCS_ERR_INTERNAL;
-    if (st == CCS_OK) st = check_segments(self->memory_, segs);
+    const ccs_status_t st = read_request(m, true, self->memory_, segs, data, total);
     if (st == CCS_OK)
         for (const auto &seg : segs) {
             std::memmove(reinterpret_cast<void *>(seg.address), data, seg.length);
@@ -139,10 +142,8 @@ void rma_engine::on_get_request(const ccs_am_message_t *m, void *arg) {
     if (m->nargs < 1) return;
     std::vector<ccs_plugin_remote_v1_t> segs;
     const uint8_t *data = nullptr;
-    size_t length = 0;
     uint64_t total = 0;
-    ccs_status_t st = read_segments(m, segs, data, length, total) && length == 0 ? CCS_OK : CCS_ERR_INTERNAL;
-    if (st == CCS_OK) st = check_segments(self->memory_, segs);
+    const ccs_status_t st = read_request(m, false, self->memory_, segs, data, total);
     if (st != CCS_OK) return self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
     if (segs.size() == 1)  // straight from memory
         return self->reply(m->source, reply_to, m->args[0], CCS_OK, reinterpret_cast<const void *>(segs[0].address),
