@@ -12,9 +12,14 @@ namespace ccs {
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
                        int rank, bool force_emulation)
     : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), rank_(rank),
-      force_emulation_(force_emulation), native_refused_(route_.size(), false) {
-    for (transport *t : route_)
-        if (t) t->set_rma_sink(this);
+      native_(route_.size(), 0) {
+    for (size_t peer = 0; peer < route_.size(); ++peer) {
+        transport *t = route_[peer];
+        if (!t) continue;
+        t->set_rma_sink(this);
+        if (!force_emulation)
+            native_[peer] = static_cast<uint8_t>((t->native_put() ? native_put_bit : 0) | (t->native_get() ? native_get_bit : 0));
+    }
 }
 
 rma_engine::~rma_engine() {
@@ -86,10 +91,10 @@ uint64_t rma_engine::outstanding(uint16_t ctx, int target) const {
 }
 
 bool rma_engine::emulate(int target, bool put) const {
-    const transport *t = route_[static_cast<size_t>(target)];
-    return force_emulation_ || native_refused_[static_cast<size_t>(target)] || !t ||
-           !(put ? t->native_put() : t->native_get());
+    return !(native_[static_cast<size_t>(target)] & (put ? native_put_bit : native_get_bit));
 }
+
+void rma_engine::refuse_native(int target) { native_[static_cast<size_t>(target)] = 0; }
 
 void rma_engine::segment_list::push(uint64_t address, size_t length) {
     if (length == 0) return;
@@ -317,7 +322,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
         retry_.push_back(r.token);
         return;
     case CCS_PLUGIN_ERR_UNSUPPORTED:
-        native_refused_[static_cast<size_t>(op.target)] = true;
+        refuse_native(op.target);
         log_message(log_level::warn, "plugin '" + t->name() + "' cannot " + (op.is_put ? "put to" : "get from") +
                                          " rank " + std::to_string(op.target) +
                                          "; active messages carry RMA to it from now on");

@@ -143,6 +143,7 @@ private:
     uint64_t find_implicit(int owner, uint64_t addr, size_t length);  // key id or 0
     uint64_t add_key(const remote_key &k);
     bool emulate(int target, bool put) const;
+    void refuse_native(int target);
 
     // rma_am.cpp: the active-message side.
     static void on_put_request(const ccs_am_message_t *m, void *self);
@@ -160,8 +161,10 @@ private:
     memory_registry &memory_;
     std::vector<transport *> route_;
     int rank_;
-    bool force_emulation_;
-    std::vector<bool> native_refused_;  // per peer: the OS refused, emulate from now on
+    // Per peer: which operations its transport does natively; cleared by
+    // CCS_RMA_EMULATE, and for good when the transport refuses.
+    static constexpr uint8_t native_put_bit = 1, native_get_bit = 2;
+    std::vector<uint8_t> native_;
     uint16_t first_handler_ = 0;
     std::function<void()> wait_progress_;
 
