@@ -187,8 +187,12 @@ ccs_status_t ccs_counter_wait(ccs_counter_t *counter, uint64_t value) {
         if (!rt) return st;
         if (!counter) return fail(CCS_ERR_INVALID_ARG, "ccs_counter_wait: counter is NULL");
         if ((st = check_not_in_callback(*rt, "ccs_counter_wait")) != CCS_OK) return st;
-        // Operations to a dead peer complete (with an error), so this ends.
-        rt->progress_until([&] { return counter->value >= value || rt->am().any_peer_failed(); });
+        // Operations to a dead peer complete with an error; once a peer has
+        // died and nothing is left that could still count, stop waiting.
+        rt->progress_until([&] {
+            return counter->value >= value ||
+                   (rt->am().any_peer_failed() && rt->rma().idle() && !rt->am().sends_pending());
+        });
         if (counter->value < value)
             return fail(CCS_ERR_PEER_FAILED, "ccs_counter_wait: " + rt->am().failure() + "; counter at " +
                                                  std::to_string(counter->value) + " of " + std::to_string(value));

@@ -120,8 +120,6 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     if (r.has_completion) r.completion = *completion;
     r.op = std::move(op);
     const int target = r.op.target;
-    if (r.op.is_put) ++stats_.puts;
-    else ++stats_.gets;
     r.lo = UINT64_MAX;
     for (size_t i = 0; i < r.op.remote.size(); ++i) {
         const ccs_plugin_remote_v1_t &seg = r.op.remote.data()[i];
@@ -159,6 +157,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
         else r.at = stage::waiting_key;
     }
     r.token = next_token_++;
+    ++(r.op.is_put ? stats_.puts : stats_.gets);  // counted once accepted
     if (r.ctx >= outstanding_.size()) outstanding_.resize(r.ctx + 1u);
     auto &per_target = outstanding_[r.ctx];
     if (per_target.empty()) per_target.assign(route_.size(), 0);

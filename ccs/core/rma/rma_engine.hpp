@@ -98,6 +98,8 @@ public:
 
     int progress();  // retries and completions
     bool busy() const { return !retry_.empty() || !completions_.empty(); }
+    // Nothing stored that could still complete.
+    bool idle() const { return requests_.empty() && !busy(); }
     void rma_complete(uint64_t token, ccs_plugin_status_t status) override;
     void peer_failed(int peer);
     const rma_stats &stats() const { return stats_; }
