@@ -10,18 +10,22 @@ scripts/install-deps.sh perf
 [ -x "$build/bin/ccs_perf_rma" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
 export UCX_TLS=posix,self,cma
 port=$((20000 + RANDOM % 20000))
+# Both sides pinned, one process per CPU (0 and 1), for both libraries:
+# unpinned, the scheduler sometimes puts the pair on one core's siblings
+# and latency drops fourfold, for either library, from run to run.
 # ucx_perftest <test> <size> <column>: the final figure of that column
 # (3: average latency in usec, 5: average bandwidth in MB/s).
 ucx() {
-  ucx_perftest -p $port > /dev/null 2>&1 &
+  taskset -c 0 ucx_perftest -p $port > /dev/null 2>&1 &
   local server=$!
   sleep 1
-  timeout 120 ucx_perftest localhost -p $port -t "$1" -s "$2" -n "$3" -w 1000 -f 2>/dev/null |
+  timeout 120 taskset -c 1 ucx_perftest localhost -p $port -t "$1" -s "$2" -n "$3" -w 1000 -f 2>/dev/null |
     awk -v col="$4" '/^ +[0-9]+ /{v=$col} END{print v}'
   wait $server || true
   port=$((port + 1))
 }
-ccs=$("$build/bin/ccsrun" -n 2 --timeout 300 "$build/bin/ccs_perf_rma" --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null)
+ccs=$("$build/bin/ccsrun" -n 2 --timeout 300 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' \
+      "$build/bin/ccs_perf_rma" --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null)
 # figure <benchmark name> <csv field>: one_way (s) is the last field, bytes_per_second the 6th.
 figure() { echo "$ccs" | awk -F, -v n="\"$1\"" -v f="$2" '$1==n{ if (f=="last") print $NF; else print $f }'; }
 # CCS windows: ccs_mem_alloc (mapped by the peer: loads and stores, like
