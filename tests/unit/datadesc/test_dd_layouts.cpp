@@ -263,3 +263,40 @@ TEST(DatadescLayout, FreeingABaseStillUsedIsSafe) {
     commit(outer);
     EXPECT_EQ(pack_all(outer, buf.origin(), 1), at({0, 3, 4, 7}));
 }
+
+// Runs of vectors placed by a table, with piece lengths the kernels treat
+// specially (24, 40, 48 bytes: constant-length nested copies) and others,
+// packed, unpacked and cut at odd budgets, against a plain loop.
+TEST(DatadescLayout, TableOfVectorsEveryPieceLength) {
+    for (int64_t len : {8, 12, 24, 40, 48, 100}) {
+        const int64_t pieces = 16, stride = len * 2 + 8;
+        const std::vector<int64_t> rows = {20000, 40, 6000, 30000, 12000};  // irregular (a table loop), apart
+        ccs_datadesc_t row = nullptr;
+        ASSERT_EQ(ccs_datadesc_vector(pieces, len, stride, CCS_BYTE, &row), CCS_OK);
+        dd_handle all;
+        ASSERT_EQ(ccs_datadesc_hindexed_block(static_cast<int64_t>(rows.size()), 1, rows.data(), row, all.out()), CCS_OK);
+        ccs_datadesc_free(&row);
+        commit(all);
+        std::vector<uint8_t> memory(40000), expected;
+        for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + 3);
+        for (int64_t r : rows)
+            for (int64_t p = 0; p < pieces; ++p)
+                for (int64_t b = 0; b < len; ++b) expected.push_back(memory[static_cast<size_t>(r + p * stride + b)]);
+        EXPECT_EQ(pack_all(all, memory.data(), 1), expected) << len;
+        // Unpack into zeros in odd-sized segments: the gaps stay zero.
+        std::vector<uint8_t> back(memory.size(), 0);
+        int64_t offset = 0, done = 0;
+        while (offset < static_cast<int64_t>(expected.size())) {
+            ASSERT_EQ(ccs_datadesc_unpack(expected.data() + offset, 37, back.data(), 1, all, offset, &done), CCS_OK);
+            offset += done;
+        }
+        for (int64_t r : rows)
+            for (int64_t p = 0; p < pieces; ++p)
+                for (int64_t b = 0; b < len; ++b) {
+                    const size_t at = static_cast<size_t>(r + p * stride + b);
+                    ASSERT_EQ(back[at], memory[at]) << len;
+                    back[at] = 0;
+                }
+        for (uint8_t v : back) ASSERT_EQ(v, 0) << "a gap was written, len " << len;
+    }
+}
