@@ -73,7 +73,7 @@ public:
         bool wanted = false;
         uint16_t handler = 0;
         uint8_t nargs = 0;
-        std::array<uint64_t, CCS_AM_MAX_ARGS> args;  // nargs of them set
+        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};  // nargs of them used
     };
     struct operation {
         bool is_put = true;
