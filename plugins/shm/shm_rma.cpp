@@ -53,6 +53,7 @@ struct unpacked_key {
     int32_t pid;
     uint8_t *mapped = nullptr;  // the range as mapped here, or null: use CMA
     uint64_t addr = 0, length = 0;
+    uint64_t allocation = 0;    // the owner's allocation id, while mapped
 };
 
 }  // namespace
@@ -81,11 +82,16 @@ ccs_plugin_status_t state::rkey_pack(void *memh, void *buffer, size_t *length) c
     return CCS_PLUGIN_OK;
 }
 
-// The owner's backing file mapped here, once per (pid, allocation id).
+// The owner's backing file mapped here, once per (pid, allocation id), and
+// counted per key: the last key released unmaps it, so a peer that
+// allocates and frees in a loop does not pile up mappings here.
 uint8_t *state::map_shared(int32_t pid, int32_t fd, uint64_t id) {
     const auto key = std::make_pair(pid, id);
     auto it = mappings_.find(key);
-    if (it != mappings_.end()) return it->second.base;
+    if (it != mappings_.end()) {
+        ++it->second.keys;
+        return it->second.base;
+    }
     const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
     const int local = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (local < 0) return nullptr;  // not allowed here: cross-memory attach will do
@@ -95,7 +101,7 @@ uint8_t *state::map_shared(int32_t pid, int32_t fd, uint64_t id) {
         p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, local, 0);
     ::close(local);
     if (p == MAP_FAILED) return nullptr;
-    mappings_[key] = mapping{static_cast<uint8_t *>(p), static_cast<size_t>(st.st_size)};
+    mappings_[key] = mapping{static_cast<uint8_t *>(p), static_cast<size_t>(st.st_size), 1};
     return static_cast<uint8_t *>(p);
 }
 
@@ -122,12 +128,23 @@ ccs_plugin_status_t state::rkey_unpack(int32_t peer, const void *buffer, size_t 
             u->mapped = base + k.offset;
             u->addr = k.addr;
             u->length = k.length;
+            u->allocation = k.id;
         }
     *rkey = u;
     return CCS_PLUGIN_OK;
 }
 
-void state::rkey_release(void *rkey) const { delete static_cast<unpacked_key *>(rkey); }
+void state::rkey_release(void *rkey) {
+    auto *u = static_cast<unpacked_key *>(rkey);
+    if (u->mapped) {
+        auto it = mappings_.find(std::make_pair(u->pid, u->allocation));
+        if (it != mappings_.end() && --it->second.keys == 0) {
+            ::munmap(it->second.base, it->second.length);
+            mappings_.erase(it);
+        }
+    }
+    delete u;
+}
 
 // Orders copied bytes before what the caller does next (a flag, a message),
 // or, for a get, what was read after what came before. Free on x86,

@@ -55,7 +55,7 @@ public:
     void mem_dereg(void *memh);
     ccs_plugin_status_t rkey_pack(void *memh, void *buffer, size_t *length) const;
     ccs_plugin_status_t rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey);
-    void rkey_release(void *rkey) const;
+    void rkey_release(void *rkey);
     ccs_plugin_status_t put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey);
     ccs_plugin_status_t get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
@@ -94,6 +94,7 @@ private:
     struct mapping {
         uint8_t *base;
         size_t length;
+        uint32_t keys;  // unpacked keys using it
     };
     std::map<std::pair<int32_t, uint64_t>, mapping> mappings_;  // (owner pid, allocation id)
     std::vector<std::vector<uint8_t>> shuffle_batch_;

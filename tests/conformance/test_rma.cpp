@@ -5,6 +5,7 @@
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -456,5 +457,36 @@ TEST(Rma, AllocatedMemoryIsFreedOnlyAsAllocated) {
     CCS_EXPECT_OK(ccs_mem_free(mem));
     EXPECT_EQ(ccs_mem_free(mem), CCS_ERR_INVALID_MEMORY);
     EXPECT_EQ(ccs_mem_alloc(8, nullptr, &mem), CCS_ERR_INVALID_ARG);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+namespace {
+
+// Mappings of ccs_mem_alloc memory (ours or a peer's) in this process.
+int shared_mappings() {
+    FILE *maps = std::fopen("/proc/self/maps", "r");
+    if (!maps) return -1;
+    char line[512];
+    int n = 0;
+    while (std::fgets(line, sizeof line, maps))
+        if (std::strstr(line, "memfd:ccs-mem")) ++n;
+    std::fclose(maps);
+    return n;
+}
+
+}  // namespace
+
+TEST(Rma, AllocateFreeInALoopLeavesNoMappingsBehind) {
+    CCS_ASSERT_OK(ccs_barrier());
+    const int before = shared_mappings();
+    for (int round = 0; round < 20; ++round) {
+        window w(true);  // allocate, exchange keys, (peers map it)
+        const uint64_t value = static_cast<uint64_t>(round);
+        scoped_context ctx("rma-alloc-loop");
+        CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &value, 8, w.slot(right(), rank()), w.key(right())));
+        CCS_EXPECT_OK(ccs_barrier());
+    }  // keys released, memory freed: every mapping goes
+    CCS_EXPECT_OK(ccs_barrier());
+    EXPECT_EQ(shared_mappings(), before);
     CCS_EXPECT_OK(ccs_barrier());
 }
