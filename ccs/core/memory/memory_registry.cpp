@@ -2,6 +2,7 @@
 
 #include "memory/shared_allocation.hpp"
 #include "util/error.hpp"
+#include "util/range.hpp"
 #include "util/serialize.hpp"
 
 #include <algorithm>
@@ -119,7 +120,7 @@ uint64_t memory_registry::covering(uint64_t addr, size_t length) const {
     for (auto it = by_addr_.upper_bound(static_cast<uintptr_t>(addr)); it != by_addr_.begin();) {
         --it;
         const registration &reg = handles_.at(it->second);
-        if (addr - reg.addr <= reg.length && length <= reg.length - (addr - reg.addr)) return reg.id;
+        if (range_holds(reg.addr, reg.length, addr, length)) return reg.id;
     }
     return 0;
 }

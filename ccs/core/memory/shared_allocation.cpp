@@ -1,6 +1,7 @@
 #include "memory/shared_allocation.hpp"
 
 #include "util/error.hpp"
+#include "util/range.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -53,7 +54,7 @@ const shared_allocation *shared_allocation_find(uintptr_t addr, size_t length) {
     auto it = table().upper_bound(addr);
     if (it == table().begin()) return nullptr;
     const shared_allocation &a = std::prev(it)->second;
-    return addr - a.addr <= a.length && length <= a.length - (addr - a.addr) ? &a : nullptr;
+    return range_holds(a.addr, a.length, addr, length) ? &a : nullptr;
 }
 
 }  // namespace ccs

@@ -11,7 +11,9 @@
 //   key revoked  args {handle}               (the owner deregistered it)
 #include "rma/rma_engine.hpp"
 
+#include "rma/segments.hpp"
 #include "util/error.hpp"
+#include "util/range.hpp"
 
 #include <cstring>
 
@@ -95,14 +97,7 @@ void rma_engine::issue_emulated(request &r) {
     const uint64_t token = r.token;
     std::vector<uint8_t> payload =
         segments_payload(op.remote.data(), op.remote.size(), op.is_put ? op.local.bytes() : 0);
-    if (op.is_put) {
-        uint8_t *at = payload.data() + 8 + 16 * op.remote.size();
-        for (size_t i = 0; i < op.local.size(); ++i) {
-            const ccs_plugin_remote_v1_t &seg = op.local.data()[i];
-            std::memcpy(at, reinterpret_cast<const void *>(seg.address), seg.length);
-            at += seg.length;
-        }
-    }
+    if (op.is_put) gather(op.local.data(), op.local.size(), payload.data() + 8 + 16 * op.remote.size());
     const auto handler = static_cast<uint16_t>(first_handler_ + (op.is_put ? put_request : get_request));
     const ccs_status_t st = am_.send(internal, op.target, handler, &token, 1, payload.data(), payload.size(), nullptr);
     if (st != CCS_OK) finish(r, st);
@@ -129,11 +124,7 @@ void rma_engine::on_put_request(const ccs_am_message_t *m, void *arg) {
     const uint8_t *data = nullptr;
     uint64_t total = 0;
     const ccs_status_t st = read_request(m, true, self->memory_, segs, data, total);
-    if (st == CCS_OK)
-        for (const auto &seg : segs) {
-            std::memmove(reinterpret_cast<void *>(seg.address), data, seg.length);
-            data += seg.length;
-        }
+    if (st == CCS_OK) scatter(data, segs.data(), segs.size());
     self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
 }
 
@@ -149,11 +140,7 @@ void rma_engine::on_get_request(const ccs_am_message_t *m, void *arg) {
         return self->reply(m->source, reply_to, m->args[0], CCS_OK, reinterpret_cast<const void *>(segs[0].address),
                            segs[0].length);
     std::vector<uint8_t> gathered(total);
-    size_t at = 0;
-    for (const auto &seg : segs) {
-        std::memcpy(gathered.data() + at, reinterpret_cast<const void *>(seg.address), seg.length);
-        at += seg.length;
-    }
+    gather(segs.data(), segs.size(), gathered.data());
     self->reply(m->source, reply_to, m->args[0], CCS_OK, gathered.data(), gathered.size());
 }
 
@@ -165,16 +152,8 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
     if (st == CCS_OK && !r.op.is_put) {
-        if (m->payload_size != r.op.local.bytes()) {
-            st = CCS_ERR_INTERNAL;
-        } else {
-            const auto *data = static_cast<const uint8_t *>(m->payload);
-            for (size_t i = 0; i < r.op.local.size(); ++i) {
-                const ccs_plugin_remote_v1_t &seg = r.op.local.data()[i];
-                std::memcpy(reinterpret_cast<void *>(seg.address), data, seg.length);
-                data += seg.length;
-            }
-        }
+        if (m->payload_size != r.op.local.bytes()) st = CCS_ERR_INTERNAL;
+        else scatter(static_cast<const uint8_t *>(m->payload), r.op.local.data(), r.op.local.size());
     }
     self->finish(r, st);
     self->requests_.erase(it);
@@ -209,7 +188,7 @@ void rma_engine::on_key_reply(const ccs_am_message_t *m, void *arg) {
     k.base = c.base;
     k.length = c.length;
     k.handle = c.handle;
-    if (r.lo - k.base > k.length || r.hi - r.lo > k.length - (r.lo - k.base)) {
+    if (!range_holds(k.base, k.length, r.lo, r.hi - r.lo)) {
         if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
         return self->finish(m->args[0], CCS_ERR_OUT_OF_RANGE);
     }

@@ -1,8 +1,10 @@
 #include "rma/rma_engine.hpp"
 
+#include "rma/segments.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"
+#include "util/range.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -76,7 +78,7 @@ ccs_status_t rma_engine::release_key(ccs_rkey_t handle) {
 uint64_t rma_engine::find_implicit(int owner, uint64_t addr, size_t length) {
     for (uint64_t id : implicit_[owner]) {
         const remote_key &k = *keys_.find(id);
-        if (addr - k.base <= k.length && length <= k.length - (addr - k.base)) return id;
+        if (range_holds(k.base, k.length, addr, length)) return id;
     }
     return 0;
 }
@@ -138,7 +140,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
                                                  ", the operation targets rank " + std::to_string(target));
         for (size_t i = 0; i < r.op.remote.size(); ++i) {
             const ccs_plugin_remote_v1_t &seg = r.op.remote.data()[i];
-            if (seg.address - k.base > k.length || seg.length > k.length - (seg.address - k.base))
+            if (!range_holds(k.base, k.length, seg.address, seg.length))
                 return fail(CCS_ERR_OUT_OF_RANGE, "[" + std::to_string(seg.address) + ", +" +
                                                       std::to_string(seg.length) + ") is outside the key's region [" +
                                                       std::to_string(k.base) + ", +" + std::to_string(k.length) + ")");
@@ -158,10 +160,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     }
     r.token = next_token_++;
     ++(r.op.is_put ? stats_.puts : stats_.gets);  // counted once accepted
-    if (r.ctx >= outstanding_.size()) outstanding_.resize(r.ctx + 1u);
-    auto &per_target = outstanding_[r.ctx];
-    if (per_target.empty()) per_target.assign(route_.size(), 0);
-    ++per_target[static_cast<size_t>(target)];
+    count_outstanding(r.ctx, target);
     stats_.bytes += bytes;
     const uint64_t token = r.token;
     if (bytes == 0) {  // nothing to move (a notify may still go)
@@ -192,14 +191,20 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     return CCS_OK;
 }
 
+void rma_engine::count_outstanding(uint16_t ctx, int target) {
+    if (ctx >= outstanding_.size()) outstanding_.resize(ctx + 1u);
+    auto &per_target = outstanding_[ctx];
+    if (per_target.empty()) per_target.assign(route_.size(), 0);
+    ++per_target[static_cast<size_t>(target)];
+}
+
 bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote,
                             ccs_rkey_t rkey, const ccs_completion_t *completion) {
     if (rkey.id == 0 || target == rank_ || length == 0 || emulate(target, put)) return false;
     const remote_key *found = keys_.find(rkey.id);
     if (!found) return false;
     const remote_key &k = *found;
-    if (k.implicit || k.owner != target || !k.plugin_key || remote - k.base > k.length ||
-        length > k.length - (remote - k.base))
+    if (k.implicit || k.owner != target || !k.plugin_key || !range_holds(k.base, k.length, remote, length))
         return false;
     transport *t = route_[static_cast<size_t>(target)];
     const ccs_plugin_remote_v1_t segment{remote, length};
@@ -236,10 +241,7 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
     r.has_completion = has_completion;
     if (has_completion) r.completion = *completion;
     r.at = stage::in_flight;
-    if (r.ctx >= outstanding_.size()) outstanding_.resize(r.ctx + 1u);
-    auto &per_target = outstanding_[r.ctx];
-    if (per_target.empty()) per_target.assign(route_.size(), 0);
-    ++per_target[static_cast<size_t>(target)];
+    count_outstanding(r.ctx, target);
     requests_.emplace(token, std::move(r));
     if (put && !has_completion)  // the source must be reusable on return
         while (requests_.count(token)) wait_progress_();
@@ -249,27 +251,9 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
 void rma_engine::keep_source(request &r) {
     if (!r.op.is_put || r.has_completion || !r.copy.empty()) return;
     r.copy.resize(r.op.local.bytes());
-    size_t at = 0;
-    for (size_t i = 0; i < r.op.local.size(); ++i) {
-        const ccs_plugin_remote_v1_t &seg = r.op.local.data()[i];
-        std::memcpy(r.copy.data() + at, reinterpret_cast<const void *>(seg.address), seg.length);
-        at += seg.length;
-    }
+    gather(r.op.local.data(), r.op.local.size(), r.copy.data());
     r.op.local = segment_list{};
     r.op.local.push(reinterpret_cast<uintptr_t>(r.copy.data()), r.copy.size());
-}
-
-// Copies between two segment lists of equal total bytes within this process.
-static void copy_segments(const ccs_plugin_remote_v1_t *to, size_t nto, const ccs_plugin_remote_v1_t *from,
-                          size_t nfrom) {
-    size_t ti = 0, fi = 0, toff = 0, foff = 0;
-    while (ti < nto && fi < nfrom) {
-        const size_t n = std::min(to[ti].length - toff, from[fi].length - foff);
-        std::memmove(reinterpret_cast<void *>(to[ti].address + toff), reinterpret_cast<const void *>(from[fi].address + foff),
-                     n);
-        if ((toff += n) == to[ti].length) ++ti, toff = 0;
-        if ((foff += n) == from[fi].length) ++fi, foff = 0;
-    }
 }
 
 void rma_engine::issue(request &r, const remote_key *known) {

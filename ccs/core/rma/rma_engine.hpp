@@ -145,6 +145,7 @@ private:
     uint64_t find_implicit(int owner, uint64_t addr, size_t length);  // key id or 0
     uint64_t add_key(const remote_key &k);
     bool emulate(int target, bool put) const;
+    void count_outstanding(uint16_t ctx, int target);
     void refuse_native(int target);
 
     // rma_am.cpp: the active-message side.
