@@ -42,6 +42,16 @@ bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::str
     const char *deny = services.param_get(services.core, "TEST_DENY_CMA", "0",
                                           "1: test mode, act as if the kernel refused cross-memory attach");
     out.deny_cma = std::string(deny) == "1";
+    const std::string bulk = services.param_get(services.core, "BULK_COPY", "auto",
+                                                "copies of 1 MiB and more to and from mapped peer memory: auto "
+                                                "(time both ways on the first ones), memcpy or movsb");
+    if (bulk == "auto") out.bulk = bulk_copy::method::trial;
+    else if (bulk == "memcpy") out.bulk = bulk_copy::method::memcpy;
+    else if (bulk == "movsb") out.bulk = bulk_copy::method::movsb;
+    else {
+        reason = "CCS_SHM_BULK_COPY='" + bulk + "' must be auto, memcpy or movsb";
+        return false;
+    }
     return true;
 }
 

@@ -9,7 +9,8 @@
 namespace ccs::shm {
 
 state::state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
-    : services_(services), cfg_(cfg), rank_(job.rank), job_id_(job.job_id ? job.job_id : "") {
+    : services_(services), cfg_(cfg), rank_(job.rank), job_id_(job.job_id ? job.job_id : ""),
+      bulk_copy_(cfg.bulk) {
     const uint32_t my_node = job.node_of_rank[job.rank];
     local_index_.assign(static_cast<size_t>(job.size), -1);
     for (int32_t r = 0; r < job.size; ++r) {

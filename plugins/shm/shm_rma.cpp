@@ -1,7 +1,9 @@
 // RMA between processes of one node, in one copy.
 //   - Memory the core allocated to be shared (ccs_mem_alloc): the key names
 //     the owner's backing file; a peer maps it once (/proc/<pid>/fd/<n>) and
-//     put/get become memcpy, no system call.
+//     put/get become memcpy, no system call (copies of 1 MiB and more
+//     by whichever of memcpy and rep movsb the first ones showed faster:
+//     shm_copy.hpp).
 //   - Any other registered memory: cross-memory attach (process_vm_writev /
 //     process_vm_readv) moves bytes straight between the address spaces,
 //     one system call per operation.
@@ -173,15 +175,25 @@ static uint8_t *mapped(const unpacked_key &k, uint64_t address, size_t length) {
     return k.mapped + (address - k.addr);
 }
 
+void state::copy(void *to, const void *from, size_t n) {
+    if (n < bulk_copy::min_bytes) {
+        std::memcpy(to, from, n);
+        return;
+    }
+    const bool deciding = bulk_copy_.chosen() == bulk_copy::method::trial;
+    bulk_copy_(to, from, n);
+    if (deciding && bulk_copy_.chosen() != bulk_copy::method::trial) log(CCS_PLUGIN_LOG_DEBUG, bulk_copy_.decision());
+}
+
 // Copies between two segment lists of equal total length.
-template <typename To, typename From>
-static void copy_lists(size_t nto, To to_at, size_t nfrom, From from_at) {
+template <typename Copy, typename To, typename From>
+static void copy_lists(Copy copy, size_t nto, To to_at, size_t nfrom, From from_at) {
     size_t ti = 0, fi = 0, toff = 0, foff = 0;
     while (ti < nto && fi < nfrom) {
         auto [to, tlen] = to_at(ti);
         auto [from, flen] = from_at(fi);
         const size_t n = std::min(tlen - toff, flen - foff);
-        std::memcpy(to + toff, from + foff, n);
+        copy(to + toff, from + foff, n);
         if ((toff += n) == tlen) ++ti, toff = 0;
         if ((foff += n) == flen) ++fi, foff = 0;
     }
@@ -268,7 +280,7 @@ ccs_plugin_status_t state::put(int32_t peer, const ccs_plugin_iov_v1_t *local, s
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey) {
     if (nlocal == 1 && nremote == 1 && rkey && local[0].length == remote[0].length) {  // the common case, quickly
         if (uint8_t *to = mapped(*static_cast<unpacked_key *>(rkey), remote[0].address, remote[0].length)) {
-            std::memcpy(to, local[0].base, local[0].length);
+            copy(to, local[0].base, local[0].length);
             fence(std::memory_order_release);
             return CCS_PLUGIN_OK;
         }
@@ -276,7 +288,8 @@ ccs_plugin_status_t state::put(int32_t peer, const ccs_plugin_iov_v1_t *local, s
     if (direct(rkey, remote, nremote)) {
         const auto &k = *static_cast<unpacked_key *>(rkey);
         copy_lists(
-            nremote, [&](size_t i) { return std::pair{mapped(k, remote[i].address, remote[i].length), remote[i].length}; },
+            copier(), nremote,
+            [&](size_t i) { return std::pair{mapped(k, remote[i].address, remote[i].length), remote[i].length}; },
             nlocal, [&](size_t i) { return std::pair{static_cast<const uint8_t *>(local[i].base), local[i].length}; });
         fence(std::memory_order_release);  // visible before the completion is
         return CCS_PLUGIN_OK;
@@ -292,7 +305,7 @@ ccs_plugin_status_t state::get(int32_t peer, const ccs_plugin_buffer_v1_t *local
     if (nlocal == 1 && nremote == 1 && rkey && local[0].length == remote[0].length) {  // the common case, quickly
         if (const uint8_t *from = mapped(*static_cast<unpacked_key *>(rkey), remote[0].address, remote[0].length)) {
             fence(std::memory_order_acquire);
-            std::memcpy(local[0].base, from, local[0].length);
+            copy(local[0].base, from, local[0].length);
             return CCS_PLUGIN_OK;
         }
     }
@@ -300,8 +313,8 @@ ccs_plugin_status_t state::get(int32_t peer, const ccs_plugin_buffer_v1_t *local
         const auto &k = *static_cast<unpacked_key *>(rkey);
         fence(std::memory_order_acquire);
         copy_lists(
-            nlocal, [&](size_t i) { return std::pair{static_cast<uint8_t *>(local[i].base), local[i].length}; },
-            nremote, [&](size_t i) {
+            copier(), nlocal,
+            [&](size_t i) { return std::pair{static_cast<uint8_t *>(local[i].base), local[i].length}; }, nremote, [&](size_t i) {
                 return std::pair{static_cast<const uint8_t *>(mapped(k, remote[i].address, remote[i].length)),
                                  remote[i].length};
             });

@@ -2,6 +2,7 @@
 // segment, and one producer and one consumer ring end per local peer.
 #pragma once
 
+#include "shm_copy.hpp"
 #include "shm_ring.hpp"
 #include "shm_segment.hpp"
 
@@ -27,6 +28,7 @@ struct config {
     // Test mode: behave as if the kernel refused cross-memory attach, so
     // the core's fall-back to active-message RMA runs on real processes.
     bool deny_cma = false;
+    bulk_copy::method bulk = bulk_copy::method::trial;
 };
 
 // Reads CCS_SHM_* through the core's parameter service; false + reason on
@@ -87,6 +89,11 @@ private:
     ccs_plugin_status_t cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                             size_t nremote, void *rkey);
     bool cma_refused_ = false;           // said once in the log
+    bulk_copy bulk_copy_;                // megabyte copies into and out of mappings
+    void copy(void *to, const void *from, size_t n);
+    auto copier() {
+        return [this](void *to, const void *from, size_t n) { copy(to, from, n); };
+    }
     // Whether every remote segment lies in the key's mapping here.
     bool direct(void *rkey, const ccs_plugin_remote_v1_t *remote, size_t nremote) const;
     uint8_t *map_shared(int32_t pid, int32_t fd, uint64_t id);

@@ -1,0 +1,48 @@
+// Large copies into and out of peers' mapped memory.
+//
+// glibc's memcpy stops using `rep movsb` above its rep_movsb_stop_threshold
+// (the L2 size on AMD CPUs) and runs a vector loop up to its non-temporal
+// threshold. Which is faster in between depends on the CPU: glibc's AMD
+// threshold was tuned on Zen 3, where the loop wins; on the Zen 5 these
+// tests run on, `rep movsb` copies 1 MiB at 58 GB/s against 50 and 4 MiB at
+// 51 against 46. So the first large copies are timed both ways, taking
+// turns, and the faster way is kept (CCS_SHM_BULK_COPY forces one).
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+namespace ccs::shm {
+
+class bulk_copy {
+public:
+    enum class method { trial, memcpy, movsb };
+    // `wanted`: trial, or a method forced by configuration. Without fast
+    // `rep movsb` in the CPU, or under a sanitizer that must see every
+    // access, it is always memcpy.
+    explicit bulk_copy(method wanted);
+
+    void operator()(void *to, const void *from, size_t n) {
+        if (n < min_bytes || chosen_ == method::memcpy) std::memcpy(to, from, n);
+        else if (chosen_ == method::movsb) movsb(to, from, n);
+        else trial(to, from, n);
+    }
+    method chosen() const { return chosen_; }
+    // Once the trial has decided: what it measured, for the log.
+    const std::string &decision() const { return decision_; }
+
+    static constexpr size_t min_bytes = size_t{1} << 20;
+
+private:
+    static void movsb(void *to, const void *from, size_t n);
+    void trial(void *to, const void *from, size_t n);
+
+    static constexpr int rounds_each = 4;
+    method chosen_;
+    int rounds_ = 0;
+    double best_ns_per_byte_[2] = {0, 0};  // memcpy, movsb
+    std::string decision_;
+};
+
+}  // namespace ccs::shm
