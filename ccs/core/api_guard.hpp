@@ -8,13 +8,14 @@
 
 namespace ccs {
 
+// Why no runtime is running, for the status and the last error.
+[[gnu::cold]] ccs_status_t not_running(const char *call);
+
 // The running runtime, or null with `status` set to the reason.
 inline runtime *running(ccs_status_t &status, const char *call) {
     runtime *rt = runtime::current();
-    if (!rt)
-        status = fail(CCS_ERR_NOT_INITIALIZED,
-                      std::string(call) + ": CCS is not initialized" +
-                          (runtime::finalized() ? " (ccs_finalize was called)" : " (call ccs_init first)"));
+    if (!rt) [[unlikely]]
+        status = not_running(call);
     return rt;
 }
 

@@ -1,5 +1,7 @@
 #include "runtime.hpp"
 
+#include "api_guard.hpp"
+
 #include "util/error.hpp"
 #include "util/log.hpp"
 #include "util/params.hpp"
@@ -13,12 +15,18 @@ constexpr uint16_t rma_first_handler_id = 1;  // six ids: rma_am.cpp
 enum class phase { never, running, finalized };
 phase g_phase = phase::never;
 int g_references = 0;
-runtime *g_runtime = nullptr;
 
 }  // namespace
 
-runtime *runtime::current() { return g_runtime; }
 bool runtime::finalized() { return g_phase == phase::finalized; }
+
+// Declared in api_guard.hpp; out of line, since every call checks and
+// almost none fails.
+ccs_status_t not_running(const char *call) {
+    return fail(CCS_ERR_NOT_INITIALIZED, std::string(call) + ": CCS is not initialized" +
+                                             (runtime::finalized() ? " (ccs_finalize was called)"
+                                                                   : " (call ccs_init first)"));
+}
 
 ccs_status_t runtime::acquire() {
     if (g_phase == phase::finalized)
@@ -33,7 +41,7 @@ ccs_status_t runtime::acquire() {
         rt->stop();
         return st;
     }
-    g_runtime = rt.release();
+    current_ = rt.release();
     g_phase = phase::running;
     g_references = 1;
     return CCS_OK;
@@ -44,17 +52,17 @@ ccs_status_t runtime::release() {
         return fail(CCS_ERR_NOT_INITIALIZED, std::string("ccs_finalize: CCS is not initialized") +
                                                  (g_phase == phase::finalized ? " (ccs_finalize was called)"
                                                                               : " (call ccs_init first)"));
-    if (g_runtime->am().in_callback())
+    if (current_->am().in_callback())
         return fail(CCS_ERR_IN_HANDLER, "ccs_finalize called from a handler or callback");
     if (--g_references > 0) return CCS_OK;
-    runtime *rt = g_runtime;
+    runtime *rt = current_;
     // Hand every queued message to its transport, then make sure every
     // process did the same before anyone tears its transports down.
     rt->progress_until([rt] { return !rt->am().sends_pending(); });
     const ccs_status_t st = rt->barrier();
     rt->stop();
     delete rt;
-    g_runtime = nullptr;
+    current_ = nullptr;
     g_phase = phase::finalized;
     return st;
 }
@@ -120,12 +128,16 @@ void runtime::stop() {
     boot_.reset();
 }
 
+// The engines are asked only when they have queued work: an idle poll is
+// what a ping-pong waits in, so it stays a few loads and the transports.
 int runtime::poll() {
-    int events = am_->run_completions();
+    int events = am_->sends_pending() ? am_->run_completions() : 0;
     for (const auto &t : wired_.transports) events += t->progress();
-    events += am_->push_queues();
-    events += am_->deliver_self();
-    if (rma_) events += rma_->progress();
+    if (am_->sends_pending()) {
+        events += am_->push_queues();
+        events += am_->deliver_self();
+    }
+    if (rma_ && rma_->busy()) events += rma_->progress();
     return events;
 }
 

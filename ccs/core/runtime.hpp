@@ -27,7 +27,7 @@ public:
     static ccs_status_t acquire();
     static ccs_status_t release();
     // The running instance; null before ccs_init and after the last finalize.
-    static runtime *current();
+    static runtime *current() { return current_; }  // inline: every call asks
     static bool finalized();
 
     int rank() const { return rank_; }
@@ -72,6 +72,7 @@ private:
     static void barrier_handler(const ccs_am_message_t *message, void *arg);
 
     std::unique_ptr<bootstrap> boot_;
+    static inline runtime *current_ = nullptr;
     int rank_ = 0;
     int size_ = 1;
     context_table contexts_;

@@ -229,7 +229,15 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
         else if (has_completion) completions_.push_back({*completion, CCS_OK});
         return true;
     }
-    // Started, finishing later: from here on it is an ordinary request.
+    track_direct(ctx, put, target, local, length, remote, rkey, has_completion ? completion : nullptr, token);
+    return true;
+}
+
+// Out of line: building a request needs a large stack frame, which the
+// fast path above should not pay for.
+void rma_engine::track_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote,
+                              ccs_rkey_t rkey, const ccs_completion_t *completion, uint64_t token) {
+    const bool has_completion = completion != nullptr;
     request r;
     r.token = token;
     r.ctx = ctx.id();
@@ -245,7 +253,6 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
     requests_.emplace(token, std::move(r));
     if (put && !has_completion)  // the source must be reusable on return
         while (requests_.count(token)) wait_progress_();
-    return true;
 }
 
 void rma_engine::keep_source(request &r) {

@@ -146,6 +146,11 @@ private:
     uint64_t add_key(const remote_key &k);
     bool emulate(int target, bool put) const;
     void count_outstanding(uint16_t ctx, int target);
+    // A direct operation the transport started but did not finish: from
+    // here on it is an ordinary request.
+    [[gnu::noinline]] void track_direct(context &ctx, bool put, int target, void *local, size_t length,
+                                        uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion,
+                                        uint64_t token);
     void refuse_native(int target);
 
     // rma_am.cpp: the active-message side.
