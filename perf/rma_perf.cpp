@@ -10,6 +10,7 @@
 //                          bytes_per_second
 //   get_bandwidth/<bytes>: the same with gets
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
+//   put_issue/8, progress_idle: the two calls a put ping-pong spins in
 // Windows come from ccs_mem_alloc (shared: peers map them, put/get are
 // loads and stores), as ucx_perftest allocates its buffers; the *_cma
 // variants use heap memory registered with ccs_mem_register instead
@@ -98,6 +99,28 @@ void bandwidth(benchmark::State &state, bool put) {
 void put_bandwidth(benchmark::State &state) { bandwidth(state, true); }
 void get_bandwidth(benchmark::State &state) { bandwidth(state, false); }
 
+// The two calls a put ping-pong spins in, alone: issuing an 8-byte put
+// (to a scratch cell the peer never reads) and an idle ccs_progress.
+void put_issue(benchmark::State &state) {
+    const window &w = g.w[0];
+    uint64_t v = 0;
+    for (auto _ : state) must(ccs_put(g.ctx, 1, &++v, 8, w.peer_base + 64, w.peer_key, nullptr), "put");
+}
+
+// 256 polls after each put: below the back-off's 512 idle polls, so none
+// of them yields (as in a ping-pong); "per_poll" subtracts nothing, the
+// put is 1/257 of the time.
+void progress_idle(benchmark::State &state) {
+    const window &w = g.w[0];
+    uint64_t v = 0;
+    for (auto _ : state) {
+        must(ccs_put(g.ctx, 1, &++v, 8, w.peer_base + 64, w.peer_key, nullptr), "put");
+        for (int i = 0; i < 256; ++i) ccs_progress();
+    }
+    state.counters["per_poll"] = benchmark::Counter(static_cast<double>(state.iterations()) * 256,
+                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void rcache_hit(benchmark::State &state) {
     ccs_mem_t mem{};
     for (auto _ : state) {
@@ -173,6 +196,8 @@ int main(int argc, char **argv) {
             }
         }
         benchmark::RegisterBenchmark("rcache_hit", rcache_hit)->UseRealTime();
+        benchmark::RegisterBenchmark("put_issue/8", put_issue)->UseRealTime();
+        benchmark::RegisterBenchmark("progress_idle", progress_idle)->UseRealTime();
         benchmark::Initialize(&argc, argv);
         benchmark::RunSpecifiedBenchmarks();
         benchmark::Shutdown();

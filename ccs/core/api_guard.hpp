@@ -26,21 +26,22 @@ inline ccs_status_t check_not_in_callback(runtime &rt, const char *call) {
     return CCS_OK;
 }
 
+// Why check_context_target failed, with the message; out of line.
+[[gnu::cold]] ccs_status_t bad_context_target(const char *call, ccs_context_t handle, int target, const runtime &rt,
+                                              const context *ctx);
+
 // The checks every call aimed at a peer in a context starts with: CCS
-// running, a live context, a rank in range. Builds its strings only for an
-// error: sends, puts and gets run it every time.
+// running, a live context, a rank in range. Inline and without strings on
+// success: sends, puts and gets run it every time.
 inline ccs_status_t check_context_target(const char *call, ccs_context_t handle, int target, runtime *&rt,
                                          context *&ctx) {
     ccs_status_t st = CCS_OK;
     rt = running(st, call);
-    if (!rt) return st;
+    if (!rt) [[unlikely]]
+        return st;
     ctx = rt->contexts().by_handle(handle);
-    if (!ctx)
-        return fail(CCS_ERR_INVALID_CONTEXT, std::string(call) + ": context " + std::to_string(handle.id) +
-                                                 " was never created or has been destroyed");
-    if (target < 0 || target >= rt->size())
-        return fail(CCS_ERR_INVALID_RANK, std::string(call) + ": target " + std::to_string(target) +
-                                              " is outside [0, " + std::to_string(rt->size()) + ")");
+    if (!ctx || target < 0 || target >= rt->size()) [[unlikely]]
+        return bad_context_target(call, handle, target, *rt, ctx);
     return CCS_OK;
 }
 

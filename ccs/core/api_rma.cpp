@@ -11,18 +11,33 @@ using namespace ccs;
 
 namespace {
 
-// Checks shared by put and get; on success sets rt and ctx.
-ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const void *local, size_t length,
-                       runtime *&rt, context *&ctx) {
+[[gnu::cold]] ccs_status_t bad_rma_local(const char *call) {
+    return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": local buffer is NULL but length > 0");
+}
+[[gnu::cold]] ccs_status_t rma_peer_failed(const char *call, int target) {
+    return fail(CCS_ERR_PEER_FAILED, std::string(call) + ": rank " + std::to_string(target) + " has failed");
+}
+
+// Checks shared by put and get; on success sets rt and ctx. Inline, with
+// the error messages out of line: every put and get runs it.
+inline ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const void *local, size_t length,
+                              runtime *&rt, context *&ctx) {
     const ccs_status_t st = check_context_target(call, handle, target, rt, ctx);
-    if (st != CCS_OK) return st;
-    const auto name = [call] { return std::string(call); };
-    if (length > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name() + ": local buffer is NULL but length > 0");
-    if (rt->am().peer_has_failed(target))
-        return fail(CCS_ERR_PEER_FAILED, name() + ": rank " + std::to_string(target) + " has failed");
+    if (st != CCS_OK) [[unlikely]]
+        return st;
+    if (length > 0 && !local) [[unlikely]]
+        return bad_rma_local(call);
+    if (rt->am().peer_has_failed(target)) [[unlikely]]
+        return rma_peer_failed(call, target);
     rt->note_activity();
     return CCS_OK;
 }
+
+// The general path of a contiguous put or get, out of line so the direct
+// path's callers keep a small stack frame.
+[[gnu::noinline]] ccs_status_t submit_contiguous(runtime &rt, context &ctx, bool put, int target, const void *local,
+                                                 size_t length, uint64_t remote, ccs_rkey_t rkey,
+                                                 const ccs_completion_t *completion);
 
 rma_engine::operation contiguous(bool put, int target, const void *local, size_t length, uint64_t remote) {
     rma_engine::operation op;
@@ -31,6 +46,11 @@ rma_engine::operation contiguous(bool put, int target, const void *local, size_t
     op.local.push(reinterpret_cast<uintptr_t>(local), length);
     op.remote.push(remote, length);
     return op;
+}
+
+ccs_status_t submit_contiguous(runtime &rt, context &ctx, bool put, int target, const void *local, size_t length,
+                               uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    return rt.rma().submit(ctx, contiguous(put, target, local, length, remote), rkey, completion);
 }
 
 // The pieces of `count` elements of `dd` at `base` (local or remote), in
@@ -209,7 +229,7 @@ ccs_status_t ccs_put(ccs_context_t handle, int target, const void *src, size_t l
         if (st != CCS_OK) return st;
         if (rt->rma().try_direct(*ctx, true, target, const_cast<void *>(src), length, remote_addr, rkey, completion))
             return CCS_OK;
-        return rt->rma().submit(*ctx, contiguous(true, target, src, length, remote_addr), rkey, completion);
+        return submit_contiguous(*rt, *ctx, true, target, src, length, remote_addr, rkey, completion);
     });
 }
 
@@ -221,7 +241,7 @@ ccs_status_t ccs_get(ccs_context_t handle, int target, void *dst, size_t length,
         const ccs_status_t st = check_rma("ccs_get", handle, target, dst, length, rt, ctx);
         if (st != CCS_OK) return st;
         if (rt->rma().try_direct(*ctx, false, target, dst, length, remote_addr, rkey, completion)) return CCS_OK;
-        return rt->rma().submit(*ctx, contiguous(false, target, dst, length, remote_addr), rkey, completion);
+        return submit_contiguous(*rt, *ctx, false, target, dst, length, remote_addr, rkey, completion);
     });
 }
 

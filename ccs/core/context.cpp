@@ -35,11 +35,6 @@ ccs_status_t context_table::create(uint64_t flags, const char *name, int nprocs,
     return CCS_OK;
 }
 
-context *context_table::by_handle(ccs_context_t handle) {
-    if (handle.id == internal_id || handle.id >= slots_.size()) return nullptr;
-    return slots_[handle.id].get();
-}
-
 context *context_table::by_id(uint16_t id) {
     return id < slots_.size() ? slots_[id].get() : nullptr;
 }

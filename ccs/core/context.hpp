@@ -72,7 +72,10 @@ public:
     static constexpr size_t max_contexts = 65535;
 
     ccs_status_t create(uint64_t flags, const char *name, int nprocs, context *&out);
-    context *by_handle(ccs_context_t handle);   // null: never created or destroyed
+    // null: never created or destroyed. Inline: every call looks it up.
+    context *by_handle(ccs_context_t handle) {
+        return handle.id == internal_id || handle.id >= slots_.size() ? nullptr : slots_[handle.id].get();
+    }
     context *by_id(uint16_t id);                 // null: unknown or destroyed
     void destroy(uint16_t id);
     // True for ids handed out so far, destroyed or not.

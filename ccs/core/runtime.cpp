@@ -22,6 +22,15 @@ bool runtime::finalized() { return g_phase == phase::finalized; }
 
 // Declared in api_guard.hpp; out of line, since every call checks and
 // almost none fails.
+ccs_status_t bad_context_target(const char *call, ccs_context_t handle, int target, const runtime &rt,
+                                const context *ctx) {
+    if (!ctx)
+        return fail(CCS_ERR_INVALID_CONTEXT, std::string(call) + ": context " + std::to_string(handle.id) +
+                                                 " was never created or has been destroyed");
+    return fail(CCS_ERR_INVALID_RANK, std::string(call) + ": target " + std::to_string(target) +
+                                          " is outside [0, " + std::to_string(rt.size()) + ")");
+}
+
 ccs_status_t not_running(const char *call) {
     return fail(CCS_ERR_NOT_INITIALIZED, std::string(call) + ": CCS is not initialized" +
                                              (runtime::finalized() ? " (ccs_finalize was called)"
