@@ -239,7 +239,17 @@ ccs_status_t wireup(bootstrap &boot, packet_sink &sink, wireup_result &out) {
     // wireup_complete only releases set-up resources: warn, do not fail.
     for (auto &t : connected)
         if (t->wireup_complete(reason) != CCS_OK) log_message(log_level::warn, reason);
-    out.transports = std::move(connected);
+    // A plugin no peer is routed over is finalized now: every ccs_progress
+    // would poll it, and every registration would register with it. Routes
+    // are symmetric (same preference order, same connected sets, both
+    // sides), so no peer routes to this process over it either.
+    for (auto &t : connected) {
+        if (std::find(out.route.begin(), out.route.end(), t.get()) != out.route.end() || size == 1) {
+            out.transports.push_back(std::move(t));
+            continue;
+        }
+        log_message(log_level::info, "plugin '" + t->name() + "' reaches no peer by route; finalized");
+    }
     return CCS_OK;
 }
 
