@@ -1,0 +1,228 @@
+// Set-up, worker addresses, endpoints on first use, and teardown.
+#include "ucx_callbacks.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <signal.h>
+#include <unistd.h>
+
+namespace ccs::ucx {
+namespace {
+
+// Endpoints of a finished job close with a flush; one that does not finish
+// in this time (the peer is gone) is closed by force.
+constexpr auto close_deadline = std::chrono::seconds(2);
+
+}  // namespace
+
+state::state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
+    : services_(services), cfg_(cfg), rank_(job.rank), header_rank_(job.rank),
+      peers_(static_cast<size_t>(job.size)) {
+    for (int32_t r = 0; r < job.size; ++r) {
+        peer &p = peers_[static_cast<size_t>(r)];
+        p.owner = this;
+        p.rank = r;
+        p.same_node = job.node_of_rank[r] == job.node_of_rank[job.rank];
+    }
+}
+
+state::~state() {
+    close_endpoints();
+    for (arrival &a : arrivals_)
+        if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
+    if (worker_) ucp_worker_destroy(worker_);
+    if (context_) ucp_cleanup(context_);
+}
+
+void state::log(int32_t level, const std::string &message) const {
+    services_.log(services_.core, level, message.c_str());
+}
+
+ccs_plugin_status_t state::init() {
+    ucp_config_t *ucx_config = nullptr;
+    ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucx_config);
+    if (st != UCS_OK) {
+        log(CCS_PLUGIN_LOG_ERROR, std::string("cannot read the UCX configuration: ") + ucs_status_string(st));
+        return CCS_PLUGIN_ERR_INVALID;
+    }
+    // A dead peer is found by keepalive on idle endpoints; UCX's default
+    // (20 s) is longer than a runtime should wait to hear of it.
+    if (!std::getenv("UCX_KEEPALIVE_INTERVAL")) (void)ucp_config_modify(ucx_config, "KEEPALIVE_INTERVAL", "1s");
+    ucp_params_t params{};
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+    params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
+    params.name = "ccs";
+    st = ucp_init(&params, ucx_config, &context_);
+    ucp_config_release(ucx_config);
+    if (st != UCS_OK) {
+        context_ = nullptr;
+        log(CCS_PLUGIN_LOG_ERROR, std::string("ucp_init: ") + ucs_status_string(st));
+        return st == UCS_ERR_NO_DEVICE ? CCS_PLUGIN_ERR_NO_DEVICE : CCS_PLUGIN_ERR_TRANSPORT;
+    }
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SINGLE;  // the core calls in from one thread
+    st = ucp_worker_create(context_, &wp, &worker_);
+    if (st != UCS_OK) {
+        worker_ = nullptr;
+        log(CCS_PLUGIN_LOG_ERROR, std::string("ucp_worker_create: ") + ucs_status_string(st));
+        return CCS_PLUGIN_ERR_TRANSPORT;
+    }
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                    UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    hp.id = am_id;
+    hp.cb = callbacks::am_arrived;
+    hp.arg = this;
+    // Whole messages, and eager data kept until delivered instead of copied.
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+    st = ucp_worker_set_am_recv_handler(worker_, &hp);
+    if (st != UCS_OK) {
+        log(CCS_PLUGIN_LOG_ERROR, std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st));
+        return CCS_PLUGIN_ERR_TRANSPORT;
+    }
+    ucp_address_t *address = nullptr;
+    size_t length = 0;
+    st = ucp_worker_get_address(worker_, &address, &length);
+    if (st != UCS_OK) {
+        log(CCS_PLUGIN_LOG_ERROR, std::string("ucp_worker_get_address: ") + ucs_status_string(st));
+        return CCS_PLUGIN_ERR_TRANSPORT;
+    }
+    // The blob peers get: this process's id (to watch it where UCX cannot),
+    // then the worker address.
+    const int32_t pid = static_cast<int32_t>(::getpid());
+    const auto *bytes = reinterpret_cast<const uint8_t *>(address);
+    my_address_.resize(sizeof pid);
+    std::memcpy(my_address_.data(), &pid, sizeof pid);
+    my_address_.insert(my_address_.end(), bytes, bytes + length);
+    ucp_worker_release_address(worker_, address);
+    return CCS_PLUGIN_OK;
+}
+
+ccs_plugin_status_t state::address(void *buffer, size_t *length) const {
+    if (!length) return CCS_PLUGIN_ERR_INVALID;
+    const size_t capacity = *length;
+    *length = my_address_.size();
+    if (!buffer) return CCS_PLUGIN_OK;
+    if (capacity < my_address_.size()) return CCS_PLUGIN_ERR_INVALID;
+    std::memcpy(buffer, my_address_.data(), my_address_.size());
+    return CCS_PLUGIN_OK;
+}
+
+ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *lengths) {
+    // Endpoints are made on first use: a job where most pairs never talk
+    // pays for none of them.
+    for (size_t r = 0; r < peers_.size(); ++r) {
+        if (!addresses[r] || lengths[r] <= sizeof(int32_t)) continue;
+        const auto *b = static_cast<const uint8_t *>(addresses[r]);
+        std::memcpy(&peers_[r].pid, b, sizeof(int32_t));
+        peers_[r].address.assign(b + sizeof(int32_t), b + lengths[r]);
+    }
+    return CCS_PLUGIN_OK;
+}
+
+bool state::reachable(int32_t rank) const {
+    return rank >= 0 && static_cast<size_t>(rank) < peers_.size() && rank != rank_ &&
+           !peers_[static_cast<size_t>(rank)].address.empty();
+}
+
+ucp_ep_h state::endpoint(peer &p) {
+    if (p.failed) return nullptr;
+    if (p.ep || p.address.empty()) return p.ep;
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.address = reinterpret_cast<const ucp_address_t *>(p.address.data());
+    // PEER mode: a dead peer fails its operations instead of hanging them.
+    // UCX 1.13's shared-memory transports cannot report a failure and
+    // refuse that mode, so for a peer on this node the plugin watches its
+    // pid instead (the same test the shm plugin makes).
+    p.ucx_reports_failure = !p.same_node;
+    ep.err_mode = p.ucx_reports_failure ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
+    ep.err_handler.cb = callbacks::ep_error;
+    ep.err_handler.arg = &p;
+    const ucs_status_t st = ucp_ep_create(worker_, &ep, &p.ep);
+    if (st != UCS_OK) {
+        p.ep = nullptr;
+        log(CCS_PLUGIN_LOG_ERROR,
+            "cannot create an endpoint to rank " + std::to_string(p.rank) + ": " + ucs_status_string(st));
+        return nullptr;
+    }
+    p.native_rma = cfg_.rma == rma_mode::native || (cfg_.rma == rma_mode::automatic && lanes_do_rma(p.ep));
+    if (!p.native_rma && cfg_.rma == rma_mode::automatic)
+        log(CCS_PLUGIN_LOG_INFO, "UCX's lanes to rank " + std::to_string(p.rank) +
+                                     " emulate RMA in software; the core's active messages carry it instead");
+    return p.ep;
+}
+
+// UCX 1.13 has no query for an endpoint's transports; its printed
+// configuration lists the put and get protocols of real RMA lanes only
+// ("put[0]: 0..<short>..", "get[0]: ..."), none over tcp.
+bool state::lanes_do_rma(ucp_ep_h ep) const {
+    char *text = nullptr;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) return false;
+    ucp_ep_print_info(ep, f);
+    std::fclose(f);
+    const std::string info(text, size);
+    std::free(text);
+    return info.find("put[") != std::string::npos && info.find("get[") != std::string::npos;
+}
+
+void state::close_endpoints() {
+    if (!worker_) return;
+    std::vector<void *> closing;
+    for (peer &p : peers_) {
+        if (!p.ep) continue;
+        ucp_request_param_t rp{};
+        rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        rp.flags = p.failed ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+        void *r = ucp_ep_close_nbx(p.ep, &rp);
+        if (UCS_PTR_IS_PTR(r)) closing.push_back(r);
+        p.ep = nullptr;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + close_deadline;
+    while (!closing.empty() && std::chrono::steady_clock::now() < deadline) {
+        ucp_worker_progress(worker_);
+        for (size_t i = 0; i < closing.size();) {
+            if (ucp_request_check_status(closing[i]) == UCS_INPROGRESS) {
+                ++i;
+                continue;
+            }
+            ucp_request_free(closing[i]);
+            closing[i] = closing.back();
+            closing.pop_back();
+        }
+    }
+    // Requests still open belong to endpoints whose peers are gone; the
+    // worker's destruction releases them.
+}
+
+void state::check_peers_alive() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_check_ < std::chrono::milliseconds(100)) return;
+    last_check_ = now;
+    for (peer &p : peers_) {
+        if (!p.ep || p.failed || p.ucx_reports_failure || p.pid <= 0) continue;
+        if (::kill(p.pid, 0) == 0 || errno != ESRCH) continue;
+        p.failed = true;
+        failed_peers_.emplace_back(p.rank, "process " + std::to_string(p.pid) + " is gone");
+    }
+}
+
+void state::on_peer_error(peer &p, ucs_status_t status) {
+    if (p.failed) return;
+    p.failed = true;
+    failed_peers_.emplace_back(p.rank, std::string("UCX endpoint error: ") + ucs_status_string(status));
+}
+
+void callbacks::ep_error(void *arg, ucp_ep_h, ucs_status_t status) {
+    auto *p = static_cast<peer *>(arg);
+    p->owner->on_peer_error(*p, status);
+}
+
+}  // namespace ccs::ucx

@@ -1,0 +1,130 @@
+// Active messages: each CCS packet is one UCP active message whose 4-byte
+// header is the sender's rank (UCP AMs carry no source otherwise).
+#include "ucx_callbacks.hpp"
+
+#include <cstring>
+
+namespace ccs::ucx {
+
+std::unique_ptr<send_buffer> state::take_buffer() {
+    if (spare_buffers_.empty()) {
+        auto b = std::make_unique<send_buffer>();
+        b->owner = this;
+        return b;
+    }
+    std::unique_ptr<send_buffer> b = std::move(spare_buffers_.back());
+    spare_buffers_.pop_back();
+    return b;
+}
+
+// The packet is copied into a buffer of the plugin's: the ABI lets the core
+// reuse its iov on return, while UCX may still be sending from it.
+ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count) {
+    if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || (count > 0 && !iov)) return CCS_PLUGIN_ERR_INVALID;
+    peer &p = peers_[static_cast<size_t>(rank)];
+    if (p.failed) return CCS_PLUGIN_ERR_PEER_FAILED;
+    // Bounded in flight per peer: beyond that the core queues (and counts).
+    if (p.sends_in_flight >= cfg_.max_sends_in_flight) return CCS_PLUGIN_AGAIN;
+    ucp_ep_h ep = endpoint(p);
+    if (!ep) return p.failed ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_TRANSPORT;
+    size_t total = 0;
+    for (size_t i = 0; i < count; ++i) total += iov[i].length;
+    if (total == 0 || total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
+    std::unique_ptr<send_buffer> b = take_buffer();
+    b->to = &p;
+    b->bytes.resize(total);
+    size_t at = 0;
+    for (size_t i = 0; i < count; ++i) {
+        std::memcpy(b->bytes.data() + at, iov[i].base, iov[i].length);
+        at += iov[i].length;
+    }
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    rp.cb.send = callbacks::send_done;
+    rp.user_data = b.get();
+    rp.datatype = ucp_dt_make_contig(1);
+    void *r = ucp_am_send_nbx(ep, am_id, &header_rank_, sizeof header_rank_, b->bytes.data(), total, &rp);
+    if (r == nullptr) {  // sent (or copied by UCX) already
+        spare_buffers_.push_back(std::move(b));
+        return CCS_PLUGIN_OK;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        spare_buffers_.push_back(std::move(b));
+        const ucs_status_t st = UCS_PTR_STATUS(r);
+        log(CCS_PLUGIN_LOG_WARN, "ucp_am_send_nbx to rank " + std::to_string(rank) + ": " + ucs_status_string(st));
+        return status_from_ucs(st);
+    }
+    // The callback frees the request and returns the buffer (freeing a
+    // request before it completes would cancel its callback).
+    ++p.sends_in_flight;
+    (void)b.release();
+    return CCS_PLUGIN_OK;
+}
+
+void state::on_send_done(send_buffer *b) {
+    --b->to->sends_in_flight;
+    spare_buffers_.emplace_back(b);
+}
+
+void callbacks::send_done(void *request, ucs_status_t, void *user_data) {
+    // A failed send needs no action here: the endpoint's error handler
+    // reports the peer.
+    auto *b = static_cast<send_buffer *>(user_data);
+    b->owner->on_send_done(b);
+    ucp_request_free(request);
+}
+
+// Arrivals wait for the end of ucp_worker_progress (see arrival).
+void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep) {
+    keep = false;
+    if (source < 0 || static_cast<size_t>(source) >= peers_.size()) {
+        log(CCS_PLUGIN_LOG_WARN, "dropped a UCX active message from unknown rank " + std::to_string(source));
+        return;
+    }
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        // Rendezvous: fetch into a buffer of ours, deliver when it is in.
+        auto *f = new rendezvous{this, arrival{source, nullptr, std::vector<uint8_t>(length), length}};
+        ucp_request_param_t rp{};
+        rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+        rp.cb.recv_am = callbacks::rendezvous_received;
+        rp.user_data = f;
+        rp.datatype = ucp_dt_make_contig(1);
+        void *r = ucp_am_recv_data_nbx(worker_, data, f->a.copy.data(), length, &rp);
+        if (r == nullptr) {
+            arrivals_.push_back(std::move(f->a));
+            delete f;
+        } else if (UCS_PTR_IS_ERR(r)) {
+            log(CCS_PLUGIN_LOG_WARN, "ucp_am_recv_data_nbx from rank " + std::to_string(source) + ": " +
+                                         ucs_status_string(UCS_PTR_STATUS(r)));
+            delete f;
+        }  // else the callback delivers and frees the request
+        return;
+    }
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
+        keep = true;  // UCX keeps the bytes until ucp_am_data_release
+        arrivals_.push_back(arrival{source, data, {}, length});
+        return;
+    }
+    const auto *b = static_cast<const uint8_t *>(data);
+    arrivals_.push_back(arrival{source, nullptr, std::vector<uint8_t>(b, b + length), length});
+}
+
+ucs_status_t callbacks::am_arrived(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                                   const ucp_am_recv_param_t *param) {
+    int32_t source = -1;
+    if (header_length == sizeof source) std::memcpy(&source, header, sizeof source);
+    bool keep = false;
+    static_cast<state *>(arg)->on_arrival(source, data, length, param, keep);
+    return keep ? UCS_INPROGRESS : UCS_OK;
+}
+
+void callbacks::rendezvous_received(void *request, ucs_status_t status, size_t, void *user_data) {
+    auto *f = static_cast<rendezvous *>(user_data);
+    // A failed fetch (the sender died) loses that packet; the endpoint's
+    // error handler reports the peer.
+    if (status == UCS_OK) f->owner->arrivals_.push_back(std::move(f->a));
+    delete f;
+    ucp_request_free(request);
+}
+
+}  // namespace ccs::ucx

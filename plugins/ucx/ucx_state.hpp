@@ -1,0 +1,167 @@
+// State of the UCX plugin in one process: a UCP context and worker, every
+// rank's worker address, endpoints created on first use, and the queues
+// that carry what UCX's callbacks report out to the core from progress().
+#pragma once
+
+#include <ccs/plugin/ccs_plugin_v1.h>
+
+#include <ucp/api/ucp.h>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ccs::ucx {
+
+// How RMA reaches a peer: UCX's put/get when its lanes to that peer do RMA
+// in hardware or shared memory, otherwise (UCX 1.13 over TCP emulates RMA
+// in software, a millisecond per small get) the core's active messages.
+enum class rma_mode { automatic, native, active_messages };
+
+struct config {
+    size_t max_packet = 4u << 20;   // the core fragments larger payloads
+    rma_mode rma = rma_mode::automatic;
+    uint32_t max_sends_in_flight = 256;  // per peer, before AGAIN
+};
+
+// Reads CCS_UCX_* through the core's parameter service; false + reason on
+// a bad value.
+bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::string &reason);
+
+// The UCX transports UCX_TLS names for this process ("all" when unset), and
+// whether any of them moves RMA without the target's CPU.
+struct transports {
+    std::string names;
+    bool native_rma = false;
+};
+transports configured_transports(const ucp_config_t *ucx_config);
+
+class state;
+
+// One peer as seen from here.
+struct peer {
+    state *owner = nullptr;
+    int32_t rank = -1;
+    std::vector<uint8_t> address;  // its worker address; empty: none
+    int32_t pid = 0;               // its process id, from its address blob
+    bool same_node = false;
+    ucp_ep_h ep = nullptr;         // created on first use
+    // UCX reports this peer's failure (error mode PEER); shared-memory
+    // transports in UCX 1.13 cannot, and then the plugin watches its pid.
+    bool ucx_reports_failure = false;
+    bool failed = false;
+    bool native_rma = false;       // decided when the endpoint is created
+    uint32_t sends_in_flight = 0;
+};
+
+// A packet UCX still sends from: its bytes, gathered from the core's iov.
+struct send_buffer {
+    state *owner = nullptr;
+    peer *to = nullptr;
+    std::vector<uint8_t> bytes;
+};
+
+// A packet that arrived, waiting for the end of ucp_worker_progress to be
+// delivered (the ABI delivers from progress(), and UCX forbids re-entering
+// the worker from its callbacks).
+struct arrival {
+    int32_t source;
+    void *ucx_data;               // UCX-owned (persistent) data, or null
+    std::vector<uint8_t> copy;    // otherwise the bytes
+    size_t length;
+};
+
+// A rendezvous packet being fetched.
+struct rendezvous {
+    state *owner;
+    arrival a;
+};
+
+// One put or get: its pieces and, for a put, the flush that makes it
+// visible at the target.
+struct rma_request {
+    state *owner = nullptr;
+    uint64_t token = 0;
+    int pending = 0;
+    ucs_status_t status = UCS_OK;
+};
+
+class state {
+public:
+    state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg);
+    ~state();
+    state(const state &) = delete;
+    state &operator=(const state &) = delete;
+
+    void log(int32_t level, const std::string &message) const;
+
+    // ucx_ep.cpp: set-up, addresses, endpoints, teardown.
+    ccs_plugin_status_t init();
+    ccs_plugin_status_t address(void *buffer, size_t *length) const;
+    ccs_plugin_status_t connect(const void *const *addresses, const size_t *lengths);
+    bool reachable(int32_t rank) const;
+
+    // ucx_msg.cpp: active messages.
+    ccs_plugin_status_t send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
+
+    // ucx_progress.cpp
+    int32_t progress();
+
+    // ucx_rma.cpp: memory and one-sided operations.
+    ccs_plugin_status_t mem_reg(void *addr, size_t length, void **memh);
+    void mem_dereg(void *memh);
+    ccs_plugin_status_t rkey_pack(void *memh, void *buffer, size_t *length) const;
+    ccs_plugin_status_t rkey_unpack(int32_t rank, const void *buffer, size_t length, void **rkey);
+    void rkey_release(void *rkey);
+    ccs_plugin_status_t put(int32_t rank, const ccs_plugin_iov_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
+    ccs_plugin_status_t get(int32_t rank, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
+
+private:
+    friend struct callbacks;
+
+    // The endpoint to `rank`, created now if need be; null (and the reason
+    // logged) if it cannot be.
+    ucp_ep_h endpoint(peer &p);
+    bool lanes_do_rma(ucp_ep_h ep) const;
+    void close_endpoints();
+    // Same-node peers whose endpoints cannot report failure: is each
+    // process still there? Every 100 ms, from progress().
+    void check_peers_alive();
+    // Called from UCX callbacks; acted on at the end of progress().
+    void on_peer_error(peer &p, ucs_status_t status);
+    void on_arrival(int32_t source, void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep);
+    void on_send_done(send_buffer *b);
+    void on_rma_piece_done(rma_request *r, ucs_status_t status);
+    // Issues the pieces of a put or get; see ucx_rma.cpp.
+    template <typename Local, typename Issue>
+    ccs_plugin_status_t rma(peer &p, size_t nlocal, Local local_at, const ccs_plugin_remote_v1_t *remote,
+                            size_t nremote, bool flush, uint64_t token, Issue issue);
+
+    std::unique_ptr<send_buffer> take_buffer();
+
+    ccs_plugin_services_v1_t services_;
+    config cfg_;
+    int32_t rank_;
+    // The AM header: the sender's rank. In UCX 1.13 a header must stay valid
+    // until the send completes, so it lives as long as the worker.
+    int32_t header_rank_;
+    ucp_context_h context_ = nullptr;
+    ucp_worker_h worker_ = nullptr;
+    std::vector<uint8_t> my_address_;
+    std::vector<peer> peers_;
+    uint32_t polls_since_check_ = 0;
+    std::chrono::steady_clock::time_point last_check_{};
+    std::vector<std::unique_ptr<send_buffer>> spare_buffers_;
+    std::deque<arrival> arrivals_;
+    std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
+    std::vector<std::pair<int32_t, std::string>> failed_peers_;
+};
+
+ccs_plugin_status_t status_from_ucs(ucs_status_t status);
+
+}  // namespace ccs::ucx
