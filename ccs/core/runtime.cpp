@@ -3,6 +3,8 @@
 #include "api_guard.hpp"
 
 #include "util/error.hpp"
+
+#include <algorithm>
 #include "util/log.hpp"
 #include "util/params.hpp"
 
@@ -230,7 +232,7 @@ ccs_status_t runtime::context_destroy(context &ctx) {
 
 std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
     const am_stats &s = am_->stats();
-    return {
+    std::vector<std::pair<std::string, uint64_t>> out = {
         {"am.sent", s.sent},
         {"am.received", s.received},
         {"am.fragments_sent", s.fragments_sent},
@@ -265,6 +267,11 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"transports", wired_.transports.size()},
         {"nodes", wired_.num_nodes},
     };
+    // route.<plugin>: how many peers this process reaches through it.
+    for (const auto &t : wired_.transports)
+        out.emplace_back("route." + t->name(),
+                         static_cast<uint64_t>(std::count(wired_.route.begin(), wired_.route.end(), t.get())));
+    return out;
 }
 
 }  // namespace ccs

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 using namespace conformance;
@@ -39,7 +40,11 @@ TEST(Flood, SlowReceiverGetsEverythingAndSenderMemoryStaysBounded) {
         // Flooding never pushed the copied backlog past the limit by more
         // than one message.
         EXPECT_LE(stat("am.queue_bytes_peak"), std::max<uint64_t>(peak_before, (8u << 20) + bytes));
-        EXPECT_GT(stat("am.queued"), 0u) << "the receiver was not slow enough to push back";
+        // Unless the plugin takes the flood into buffers of its own (UCX over
+        // TCP does; the RSS bound below still holds), the core had to queue.
+        if (!std::getenv("CCS_TEST_PLUGIN_BUFFERS")) {
+            EXPECT_GT(stat("am.queued"), 0u) << "the receiver was not slow enough to push back";
+        }
 #if !defined(__SANITIZE_ADDRESS__)  // ASan's quarantine keeps freed memory resident
         EXPECT_LT(rss_after - std::min(rss_after, rss_before), size_t{48} << 20);
 #else

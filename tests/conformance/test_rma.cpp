@@ -6,8 +6,10 @@
 #include <ccs/rma.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 
 using namespace conformance;
 
@@ -115,6 +117,13 @@ TEST_P(RmaMemory, PutThenGetEverySizeToTheNextRank) {
         EXPECT_EQ(back, out) << bytes;
         EXPECT_EQ(done.errors, 0u);
         CCS_EXPECT_OK(ccs_barrier());
+    }
+    // Where the configuration says how RMA must travel (CCS_TEST_RMA_PATH:
+    // native = the plugin's put/get, am = the core's active messages), it did.
+    if (const char *path = std::getenv("CCS_TEST_RMA_PATH")) {
+        const bool native = std::string(path) == "native";
+        EXPECT_GT(stat(native ? "rma.native" : "rma.emulated"), 0u) << path;
+        EXPECT_EQ(stat(native ? "rma.emulated" : "rma.native"), 0u) << path;
     }
 }
 
