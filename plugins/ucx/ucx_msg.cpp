@@ -6,6 +6,18 @@
 
 namespace ccs::ucx {
 
+std::unique_ptr<byte_buffer> state::take_receive_buffer(size_t length) {
+    std::unique_ptr<byte_buffer> b;
+    if (spare_receive_buffers_.empty()) {
+        b = std::make_unique<byte_buffer>();
+    } else {
+        b = std::move(spare_receive_buffers_.back());
+        spare_receive_buffers_.pop_back();
+    }
+    b->resize_for_overwrite(length);
+    return b;
+}
+
 std::unique_ptr<send_buffer> state::take_buffer() {
     if (spare_buffers_.empty()) {
         auto b = std::make_unique<send_buffer>();
@@ -32,7 +44,7 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
     if (total == 0 || total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
     std::unique_ptr<send_buffer> b = take_buffer();
     b->to = &p;
-    b->bytes.resize(total);
+    b->bytes.resize_for_overwrite(total);
     size_t at = 0;
     for (size_t i = 0; i < count; ++i) {
         std::memcpy(b->bytes.data() + at, iov[i].base, iov[i].length);
@@ -83,13 +95,13 @@ void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_r
     }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         // Rendezvous: fetch into a buffer of ours, deliver when it is in.
-        auto *f = new rendezvous{this, arrival{source, nullptr, std::vector<uint8_t>(length), length}};
+        auto *f = new rendezvous{this, arrival{source, nullptr, take_receive_buffer(length), length}};
         ucp_request_param_t rp{};
         rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
         rp.cb.recv_am = callbacks::rendezvous_received;
         rp.user_data = f;
         rp.datatype = ucp_dt_make_contig(1);
-        void *r = ucp_am_recv_data_nbx(worker_, data, f->a.copy.data(), length, &rp);
+        void *r = ucp_am_recv_data_nbx(worker_, data, f->a.copy->data(), length, &rp);
         if (r == nullptr) {
             arrivals_.push_back(std::move(f->a));
             delete f;
@@ -105,8 +117,9 @@ void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_r
         arrivals_.push_back(arrival{source, data, {}, length});
         return;
     }
-    const auto *b = static_cast<const uint8_t *>(data);
-    arrivals_.push_back(arrival{source, nullptr, std::vector<uint8_t>(b, b + length), length});
+    arrival a{source, nullptr, take_receive_buffer(length), length};
+    std::memcpy(a.copy->data(), data, length);
+    arrivals_.push_back(std::move(a));
 }
 
 ucs_status_t callbacks::am_arrived(void *arg, const void *header, size_t header_length, void *data, size_t length,

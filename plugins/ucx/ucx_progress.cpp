@@ -14,9 +14,10 @@ int32_t state::progress() {
     while (!arrivals_.empty()) {
         arrival a = std::move(arrivals_.front());
         arrivals_.pop_front();
-        const void *bytes = a.ucx_data ? a.ucx_data : static_cast<const void *>(a.copy.data());
+        const void *bytes = a.ucx_data ? a.ucx_data : static_cast<const void *>(a.copy->data());
         services_.am_deliver(services_.core, a.source, bytes, a.length);
         if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
+        else spare_receive_buffers_.push_back(std::move(a.copy));
         ++events;
     }
     if (!finished_rma_.empty()) {

@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ccs::ucx {
@@ -41,6 +42,27 @@ transports configured_transports(const ucp_config_t *ucx_config);
 
 class state;
 
+// Bytes that are about to be overwritten whole: unlike std::vector, growing
+// does not zero them (a megabyte memset per packet halved AM bandwidth),
+// and the capacity is kept for the next packet.
+class byte_buffer {
+public:
+    void resize_for_overwrite(size_t n) {
+        if (n > capacity_) {
+            data_.reset(new uint8_t[n]);
+            capacity_ = n;
+        }
+        size_ = n;
+    }
+    uint8_t *data() { return data_.get(); }
+    const uint8_t *data() const { return data_.get(); }
+    size_t size() const { return size_; }
+
+private:
+    std::unique_ptr<uint8_t[]> data_;
+    size_t capacity_ = 0, size_ = 0;
+};
+
 // One peer as seen from here.
 struct peer {
     state *owner = nullptr;
@@ -61,17 +83,17 @@ struct peer {
 struct send_buffer {
     state *owner = nullptr;
     peer *to = nullptr;
-    std::vector<uint8_t> bytes;
+    byte_buffer bytes;
 };
 
 // A packet that arrived, waiting for the end of ucp_worker_progress to be
 // delivered (the ABI delivers from progress(), and UCX forbids re-entering
 // the worker from its callbacks).
 struct arrival {
-    int32_t source;
-    void *ucx_data;               // UCX-owned (persistent) data, or null
-    std::vector<uint8_t> copy;    // otherwise the bytes
-    size_t length;
+    int32_t source = -1;
+    void *ucx_data = nullptr;              // UCX-owned (persistent) data, or null
+    std::unique_ptr<byte_buffer> copy;     // otherwise the bytes (from a pool)
+    size_t length = 0;
 };
 
 // A rendezvous packet being fetched.
@@ -143,6 +165,7 @@ private:
                             size_t nremote, bool flush, uint64_t token, Issue issue);
 
     std::unique_ptr<send_buffer> take_buffer();
+    std::unique_ptr<byte_buffer> take_receive_buffer(size_t length);
 
     ccs_plugin_services_v1_t services_;
     config cfg_;
@@ -157,6 +180,7 @@ private:
     uint32_t polls_since_check_ = 0;
     std::chrono::steady_clock::time_point last_check_{};
     std::vector<std::unique_ptr<send_buffer>> spare_buffers_;
+    std::vector<std::unique_ptr<byte_buffer>> spare_receive_buffers_;
     std::deque<arrival> arrivals_;
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
     std::vector<std::pair<int32_t, std::string>> failed_peers_;
