@@ -313,7 +313,9 @@ void rma_engine::issue(request &r, const remote_key *known) {
         return;
     case CCS_PLUGIN_ERR_UNSUPPORTED:
         refuse_native(op.target);
-        log_message(log_level::warn, "plugin '" + t->name() + "' cannot " + (op.is_put ? "put to" : "get from") +
+        // Info, not a warning: the plugin said why (a refused kernel warns
+        // there; UCX lanes that only emulate RMA are expected over TCP).
+        log_message(log_level::info, "plugin '" + t->name() + "' cannot " + (op.is_put ? "put to" : "get from") +
                                          " rank " + std::to_string(op.target) +
                                          "; active messages carry RMA to it from now on");
         return issue_emulated(r);
