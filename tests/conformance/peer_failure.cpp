@@ -111,5 +111,6 @@ int main() {
     CHECK(ccs_finalize() == CCS_ERR_PEER_FAILED);
     std::printf("rank %d: failure of rank %d seen after %.2f s; %s\n", rank, victim, detect_s,
                 failures ? "SURVIVOR FAILED" : "survivor ok");
+    std::fflush(stdout);  // said even if something at exit aborts later
     return failures ? 1 : 0;
 }
