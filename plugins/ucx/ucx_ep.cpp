@@ -33,6 +33,7 @@ state::~state() {
     close_endpoints();
     for (arrival &a : arrivals_)
         if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
+    for (const pending_rendezvous &w : waiting_rendezvous_) ucp_am_data_release(worker_, w.descriptor);
     if (worker_) ucp_worker_destroy(worker_);
     if (context_) ucp_cleanup(context_);
 }

@@ -6,6 +6,18 @@
 
 namespace ccs::ucx {
 
+void state::give_back(std::unique_ptr<send_buffer> b) {
+    if (spare_send_bytes_ + b->bytes.capacity() > spare_limit) return;
+    spare_send_bytes_ += b->bytes.capacity();
+    spare_buffers_.push_back(std::move(b));
+}
+
+void state::give_back(std::unique_ptr<byte_buffer> b) {
+    if (spare_receive_bytes_ + b->capacity() > spare_limit) return;
+    spare_receive_bytes_ += b->capacity();
+    spare_receive_buffers_.push_back(std::move(b));
+}
+
 std::unique_ptr<byte_buffer> state::take_receive_buffer(size_t length) {
     std::unique_ptr<byte_buffer> b;
     if (spare_receive_buffers_.empty()) {
@@ -13,6 +25,7 @@ std::unique_ptr<byte_buffer> state::take_receive_buffer(size_t length) {
     } else {
         b = std::move(spare_receive_buffers_.back());
         spare_receive_buffers_.pop_back();
+        spare_receive_bytes_ -= b->capacity();
     }
     b->resize_for_overwrite(length);
     return b;
@@ -26,6 +39,7 @@ std::unique_ptr<send_buffer> state::take_buffer() {
     }
     std::unique_ptr<send_buffer> b = std::move(spare_buffers_.back());
     spare_buffers_.pop_back();
+    spare_send_bytes_ -= b->bytes.capacity();
     return b;
 }
 
@@ -57,11 +71,11 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
     rp.datatype = ucp_dt_make_contig(1);
     void *r = ucp_am_send_nbx(ep, am_id, &header_rank_, sizeof header_rank_, b->bytes.data(), total, &rp);
     if (r == nullptr) {  // sent (or copied by UCX) already
-        spare_buffers_.push_back(std::move(b));
+        give_back(std::move(b));
         return CCS_PLUGIN_OK;
     }
     if (UCS_PTR_IS_ERR(r)) {
-        spare_buffers_.push_back(std::move(b));
+        give_back(std::move(b));
         const ucs_status_t st = UCS_PTR_STATUS(r);
         log(CCS_PLUGIN_LOG_WARN, "ucp_am_send_nbx to rank " + std::to_string(rank) + ": " + ucs_status_string(st));
         return status_from_ucs(st);
@@ -75,7 +89,7 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
 
 void state::on_send_done(send_buffer *b) {
     --b->to->sends_in_flight;
-    spare_buffers_.emplace_back(b);
+    give_back(std::unique_ptr<send_buffer>(b));
 }
 
 void callbacks::send_done(void *request, ucs_status_t, void *user_data) {
@@ -86,6 +100,31 @@ void callbacks::send_done(void *request, ucs_status_t, void *user_data) {
     ucp_request_free(request);
 }
 
+void state::start_rendezvous() {
+    while (active_rendezvous_ < max_active_rendezvous && !waiting_rendezvous_.empty()) {
+        const pending_rendezvous w = waiting_rendezvous_.front();
+        waiting_rendezvous_.pop_front();
+        auto *f = new rendezvous{this, arrival{w.source, nullptr, take_receive_buffer(w.length), w.length}};
+        ucp_request_param_t rp{};
+        rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+        rp.cb.recv_am = callbacks::rendezvous_received;
+        rp.user_data = f;
+        rp.datatype = ucp_dt_make_contig(1);
+        void *r = ucp_am_recv_data_nbx(worker_, w.descriptor, f->a.copy->data(), w.length, &rp);
+        if (r == nullptr) {
+            arrivals_.push_back(std::move(f->a));
+            delete f;
+        } else if (UCS_PTR_IS_ERR(r)) {
+            log(CCS_PLUGIN_LOG_WARN, "ucp_am_recv_data_nbx from rank " + std::to_string(w.source) + ": " +
+                                         ucs_status_string(UCS_PTR_STATUS(r)));
+            give_back(std::move(f->a.copy));
+            delete f;
+        } else {
+            ++active_rendezvous_;  // the callback delivers, frees the request
+        }
+    }
+}
+
 // Arrivals wait for the end of ucp_worker_progress (see arrival).
 void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep) {
     keep = false;
@@ -94,22 +133,12 @@ void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_r
         return;
     }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-        // Rendezvous: fetch into a buffer of ours, deliver when it is in.
-        auto *f = new rendezvous{this, arrival{source, nullptr, take_receive_buffer(length), length}};
-        ucp_request_param_t rp{};
-        rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-        rp.cb.recv_am = callbacks::rendezvous_received;
-        rp.user_data = f;
-        rp.datatype = ucp_dt_make_contig(1);
-        void *r = ucp_am_recv_data_nbx(worker_, data, f->a.copy->data(), length, &rp);
-        if (r == nullptr) {
-            arrivals_.push_back(std::move(f->a));
-            delete f;
-        } else if (UCS_PTR_IS_ERR(r)) {
-            log(CCS_PLUGIN_LOG_WARN, "ucp_am_recv_data_nbx from rank " + std::to_string(source) + ": " +
-                                         ucs_status_string(UCS_PTR_STATUS(r)));
-            delete f;
-        }  // else the callback delivers and frees the request
+        // Rendezvous: a few fetches at a time, so the receive buffers stay
+        // few and warm in cache; the others wait as UCX descriptors (kept
+        // by returning UCS_INPROGRESS) and start from progress().
+        keep = true;
+        waiting_rendezvous_.push_back(pending_rendezvous{source, data, length});
+        start_rendezvous();
         return;
     }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
@@ -133,6 +162,7 @@ ucs_status_t callbacks::am_arrived(void *arg, const void *header, size_t header_
 
 void callbacks::rendezvous_received(void *request, ucs_status_t status, size_t, void *user_data) {
     auto *f = static_cast<rendezvous *>(user_data);
+    --f->owner->active_rendezvous_;
     // A failed fetch (the sender died) loses that packet; the endpoint's
     // error handler reports the peer.
     if (status == UCS_OK) f->owner->arrivals_.push_back(std::move(f->a));

@@ -57,6 +57,7 @@ public:
     uint8_t *data() { return data_.get(); }
     const uint8_t *data() const { return data_.get(); }
     size_t size() const { return size_; }
+    size_t capacity() const { return capacity_; }
 
 private:
     std::unique_ptr<uint8_t[]> data_;
@@ -94,6 +95,13 @@ struct arrival {
     void *ucx_data = nullptr;              // UCX-owned (persistent) data, or null
     std::unique_ptr<byte_buffer> copy;     // otherwise the bytes (from a pool)
     size_t length = 0;
+};
+
+// A rendezvous packet UCX announced, not yet being fetched.
+struct pending_rendezvous {
+    int32_t source;
+    void *descriptor;  // UCX's, kept until ucp_am_recv_data_nbx
+    size_t length;
 };
 
 // A rendezvous packet being fetched.
@@ -166,6 +174,16 @@ private:
 
     std::unique_ptr<send_buffer> take_buffer();
     std::unique_ptr<byte_buffer> take_receive_buffer(size_t length);
+    // Back to the pools, unless a pool already keeps spare_limit bytes: a
+    // burst of megabyte packets must not stay resident forever, but a
+    // window of them should not fault in fresh pages for every packet
+    // (16 MiB cost a fifth of 1 MiB AM bandwidth against 64).
+    void give_back(std::unique_ptr<send_buffer> b);
+    void give_back(std::unique_ptr<byte_buffer> b);
+    static constexpr size_t spare_limit = size_t{64} << 20;
+    // Starts waiting rendezvous fetches up to max_active_rendezvous.
+    void start_rendezvous();
+    static constexpr int max_active_rendezvous = 2;
 
     ccs_plugin_services_v1_t services_;
     config cfg_;
@@ -181,7 +199,10 @@ private:
     std::chrono::steady_clock::time_point last_check_{};
     std::vector<std::unique_ptr<send_buffer>> spare_buffers_;
     std::vector<std::unique_ptr<byte_buffer>> spare_receive_buffers_;
+    size_t spare_send_bytes_ = 0, spare_receive_bytes_ = 0;
     std::deque<arrival> arrivals_;
+    std::deque<pending_rendezvous> waiting_rendezvous_;
+    int active_rendezvous_ = 0;
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
     std::vector<std::pair<int32_t, std::string>> failed_peers_;
 };
