@@ -183,7 +183,7 @@ private:
     static constexpr size_t spare_limit = size_t{64} << 20;
     // Starts waiting rendezvous fetches up to max_active_rendezvous.
     void start_rendezvous();
-    static constexpr int max_active_rendezvous = 2;
+    static constexpr int max_active_rendezvous = 8;
 
     ccs_plugin_services_v1_t services_;
     config cfg_;
