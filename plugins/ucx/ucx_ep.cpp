@@ -152,7 +152,9 @@ ucp_ep_h state::endpoint(peer &p) {
             "cannot create an endpoint to rank " + std::to_string(p.rank) + ": " + ucs_status_string(st));
         return nullptr;
     }
-    p.native_rma = cfg_.rma == rma_mode::native || (cfg_.rma == rma_mode::automatic && lanes_do_rma(p.ep));
+    const lane_facts facts = lanes(p.ep);
+    p.native_rma = cfg_.rma == rma_mode::native || (cfg_.rma == rma_mode::automatic && facts.rma);
+    p.put_visible_on_return = facts.shared_memory_only;
     if (!p.native_rma && cfg_.rma == rma_mode::automatic)
         log(CCS_PLUGIN_LOG_INFO, "UCX's lanes to rank " + std::to_string(p.rank) +
                                      " emulate RMA in software; the core's active messages carry it instead");
@@ -160,18 +162,36 @@ ucp_ep_h state::endpoint(peer &p) {
 }
 
 // UCX 1.13 has no query for an endpoint's transports; its printed
-// configuration lists the put and get protocols of real RMA lanes only
-// ("put[0]: 0..<short>..", "get[0]: ..."), none over tcp.
-bool state::lanes_do_rma(ucp_ep_h ep) const {
+// configuration lists every lane ("lane[1]:  1:posix/memory.0 md[1] ...")
+// and the put and get protocols of real RMA lanes only ("put[0]: ...",
+// "get[0]: ..."), none over tcp.
+state::lane_facts state::lanes(ucp_ep_h ep) const {
+    lane_facts out;
     char *text = nullptr;
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
-    if (!f) return false;
+    if (!f) return out;
     ucp_ep_print_info(ep, f);
     std::fclose(f);
     const std::string info(text, size);
     std::free(text);
-    return info.find("put[") != std::string::npos && info.find("get[") != std::string::npos;
+    out.rma = info.find("put[") != std::string::npos && info.find("get[") != std::string::npos;
+    // Shared-memory transports write the target's memory before a put
+    // returns or completes: no flush is needed to make it visible.
+    static const char *const shared[] = {"self", "posix", "sysv", "xpmem", "knem", "cma"};
+    bool any = false, all_shared = true;
+    for (size_t at = info.find("lane["); at != std::string::npos; at = info.find("lane[", at + 5)) {
+        const size_t colon = info.find(':', info.find(']', at) + 2);
+        const size_t slash = info.find('/', colon);
+        if (colon == std::string::npos || slash == std::string::npos) break;
+        const std::string tl = info.substr(colon + 1, slash - colon - 1);
+        bool known = false;
+        for (const char *n : shared) known = known || tl == n;
+        all_shared = all_shared && known;
+        any = true;
+    }
+    out.shared_memory_only = any && all_shared;
+    return out;
 }
 
 void state::close_endpoints() {

@@ -89,7 +89,8 @@ void callbacks::rma_piece_done(void *request, ucs_status_t status, void *user_da
 
 // Issues one UCX operation per piece where the local and remote lists
 // overlap, then (put) a flush, after which the data is visible at the
-// target: ucp_put_nbx alone completes when the source may be reused.
+// target: ucp_put_nbx alone completes when the source may be reused
+// (except over shared memory, where it has already been written).
 template <typename Local, typename Issue>
 ccs_plugin_status_t state::rma(peer &p, size_t nlocal, Local local_at, const ccs_plugin_remote_v1_t *remote,
                                size_t nremote, bool flush, uint64_t token, Issue issue) {
@@ -116,7 +117,7 @@ ccs_plugin_status_t state::rma(peer &p, size_t nlocal, Local local_at, const ccs
         if ((loff += n) == llen) ++li, loff = 0;
         if ((roff += n) == remote[ri].length) ++ri, roff = 0;
     }
-    if (flush && r->status == UCS_OK) started(ucp_ep_flush_nbx(ep, &rp));
+    if (flush && !p.put_visible_on_return && r->status == UCS_OK) started(ucp_ep_flush_nbx(ep, &rp));
     if (--r->pending > 0) return CCS_PLUGIN_IN_PROGRESS;
     const ucs_status_t st = r->status;
     delete r;

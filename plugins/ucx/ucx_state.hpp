@@ -77,6 +77,9 @@ struct peer {
     bool ucx_reports_failure = false;
     bool failed = false;
     bool native_rma = false;       // decided when the endpoint is created
+    // A put that completed is already in the target's memory (shared-memory
+    // lanes only): no flush.
+    bool put_visible_on_return = false;
     uint32_t sends_in_flight = 0;
 };
 
@@ -157,7 +160,11 @@ private:
     // The endpoint to `rank`, created now if need be; null (and the reason
     // logged) if it cannot be.
     ucp_ep_h endpoint(peer &p);
-    bool lanes_do_rma(ucp_ep_h ep) const;
+    struct lane_facts {
+        bool rma = false;                 // put/get protocols on real RMA lanes
+        bool shared_memory_only = false;  // every lane is shm, cma or self
+    };
+    lane_facts lanes(ucp_ep_h ep) const;
     void close_endpoints();
     // Same-node peers whose endpoints cannot report failure: is each
     // process still there? Every 100 ms, from progress().
