@@ -49,6 +49,7 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.peer_failed = &transport::service_peer_failed;
     services_.rma_complete = &transport::service_rma_complete;
     services_.mem_shareable = &transport::service_mem_shareable;
+    services_.am_send_complete = &transport::service_am_send_complete;
 }
 
 transport::~transport() {
@@ -161,6 +162,11 @@ void transport::service_peer_failed(void *core, int32_t peer, const char *reason
 void transport::service_rma_complete(void *core, uint64_t token, ccs_plugin_status_t status) {
     auto *self = static_cast<transport *>(core);
     if (self->rma_sink_) self->rma_sink_->rma_complete(token, status);
+}
+
+void transport::service_am_send_complete(void *core, uint64_t token, ccs_plugin_status_t status) {
+    auto *self = static_cast<transport *>(core);
+    if (self->sink_) self->sink_->send_complete(token, status);
 }
 
 int32_t transport::service_mem_shareable(void *, const void *addr, size_t length, int32_t *fd, uint64_t *offset,

@@ -19,6 +19,8 @@ class packet_sink {
 public:
     virtual void deliver(int source, const void *packet, size_t length) = 0;
     virtual void peer_failed(int peer, const std::string &reason) = 0;
+    // An am_send_nocopy that answered IN_PROGRESS finished.
+    virtual void send_complete(uint64_t token, ccs_plugin_status_t status) = 0;
 
 protected:
     ~packet_sink() = default;
@@ -63,6 +65,11 @@ public:
     ccs_plugin_status_t send(int peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
         return table().am_send(state_, peer, iov, count);
     }
+    // The packet's bytes stay untouched until send_complete(token) when this
+    // answers IN_PROGRESS (see ccs_plugin_v1.h).
+    ccs_plugin_status_t send_nocopy(int peer, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+        return table().am_send_nocopy(state_, peer, iov, count, token);
+    }
     int progress() { return table().progress(state_); }
 
     // Memory and one-sided operations (see ccs_plugin_v1.h).
@@ -99,6 +106,7 @@ private:
     static void service_am_deliver(void *core, int32_t source, const void *packet, size_t length);
     static void service_peer_failed(void *core, int32_t peer, const char *reason);
     static void service_rma_complete(void *core, uint64_t token, ccs_plugin_status_t status);
+    static void service_am_send_complete(void *core, uint64_t token, ccs_plugin_status_t status);
     static int32_t service_mem_shareable(void *core, const void *addr, size_t length, int32_t *fd, uint64_t *offset,
                                          uint64_t *id);
 

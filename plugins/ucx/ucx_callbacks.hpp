@@ -12,10 +12,14 @@ struct callbacks {
                                    const ucp_am_recv_param_t *param);
     static void rendezvous_received(void *request, ucs_status_t status, size_t length, void *user_data);
     static void send_done(void *request, ucs_status_t status, void *user_data);
+    static void nocopy_send_done(void *request, ucs_status_t status, void *user_data);
     static void rma_piece_done(void *request, ucs_status_t status, void *user_data);
 };
 
 // The AM id every CCS packet travels under.
 constexpr uint16_t am_id = 0;
+// No-copy sends are for packets at least this large (ccs_plugin_attr_v1_t
+// am_nocopy_min): below it a copy costs less than the bookkeeping.
+constexpr size_t nocopy_min = 64u << 10;
 
 }  // namespace ccs::ucx

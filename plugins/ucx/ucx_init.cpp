@@ -1,6 +1,7 @@
 // The UCX plugin's exported table and its life cycle entry points.
-#include "ucx_state.hpp"
+#include "ucx_callbacks.hpp"
 
+#include <cstddef>
 #include <cstdio>
 #include <new>
 
@@ -37,6 +38,8 @@ ccs_plugin_status_t ucx_query(const ccs_plugin_services_v1_t *services, ccs_plug
     attr->scope = CCS_PLUGIN_SCOPE_NETWORK;
     attr->priority = 50;
     attr->am_max_packet = cfg.max_packet;
+    if (attr->struct_size >= offsetof(ccs_plugin_attr_v1_t, am_nocopy_min) + sizeof attr->am_nocopy_min)
+        attr->am_nocopy_min = ccs::ucx::nocopy_min;
     std::snprintf(attr->description, sizeof attr->description, "UCX %u.%u.%u UCP, UCX_TLS=%s; put/get %s", major,
                   minor, release, tls.names.c_str(),
                   !rma ? "by the core's active messages"
@@ -91,6 +94,10 @@ ccs_plugin_status_t ucx_put(void *p, int32_t peer, const ccs_plugin_iov_v1_t *lo
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
     return self(p)->put(peer, local, nlocal, remote, nremote, rkey, token);
 }
+ccs_plugin_status_t ucx_am_send_nocopy(void *p, int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count,
+                                       uint64_t token) {
+    return self(p)->send_nocopy(peer, iov, count, token);
+}
 ccs_plugin_status_t ucx_get(void *p, int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
     return self(p)->get(peer, local, nlocal, remote, nremote, rkey, token);
@@ -118,4 +125,5 @@ extern "C" CCS_PLUGIN_EXPORT const ccs_plugin_v1_t ccs_plugin_v1 = {
     .rkey_release = ucx_rkey_release,
     .put = ucx_put,
     .get = ucx_get,
+    .am_send_nocopy = ucx_am_send_nocopy,
 };

@@ -2,6 +2,7 @@
 // header is the sender's rank (UCP AMs carry no source otherwise).
 #include "ucx_callbacks.hpp"
 
+#include <cstddef>
 #include <cstring>
 
 namespace ccs::ucx {
@@ -87,6 +88,50 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
     return CCS_PLUGIN_OK;
 }
 
+ccs_plugin_status_t state::send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+    if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || count == 0 || !iov) return CCS_PLUGIN_ERR_INVALID;
+    // Whoever completes it must be able to say so.
+    if (services_.struct_size < offsetof(ccs_plugin_services_v1_t, am_send_complete) + sizeof(void *) ||
+        !services_.am_send_complete)
+        return CCS_PLUGIN_ERR_UNSUPPORTED;
+    peer &p = peers_[static_cast<size_t>(rank)];
+    if (p.failed) return CCS_PLUGIN_ERR_PEER_FAILED;
+    ucp_ep_h ep = endpoint(p);
+    if (!ep) return p.failed ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_TRANSPORT;
+    auto *r = new nocopy_request{this, token, {}};
+    r->header.resize(sizeof header_rank_);
+    std::memcpy(r->header.data(), &header_rank_, sizeof header_rank_);
+    for (size_t i = 0; i + 1 < count; ++i) {
+        const auto *b = static_cast<const uint8_t *>(iov[i].base);
+        r->header.insert(r->header.end(), b, b + iov[i].length);
+    }
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    rp.cb.send = callbacks::nocopy_send_done;
+    rp.user_data = r;
+    rp.datatype = ucp_dt_make_contig(1);
+    const ccs_plugin_iov_v1_t &data = iov[count - 1];
+    void *q = ucp_am_send_nbx(ep, am_id, r->header.data(), r->header.size(), data.base, data.length, &rp);
+    if (q == nullptr) {
+        delete r;
+        return CCS_PLUGIN_OK;
+    }
+    if (UCS_PTR_IS_ERR(q)) {
+        delete r;
+        const ucs_status_t st = UCS_PTR_STATUS(q);
+        log(CCS_PLUGIN_LOG_WARN, "ucp_am_send_nbx to rank " + std::to_string(rank) + ": " + ucs_status_string(st));
+        return status_from_ucs(st);
+    }
+    return CCS_PLUGIN_IN_PROGRESS;  // the callback frees the request, progress() reports it
+}
+
+void callbacks::nocopy_send_done(void *request, ucs_status_t status, void *user_data) {
+    auto *r = static_cast<nocopy_request *>(user_data);
+    r->owner->finished_sends_.emplace_back(r->token, status);
+    delete r;
+    ucp_request_free(request);
+}
+
 void state::on_send_done(send_buffer *b) {
     --b->to->sends_in_flight;
     give_back(std::unique_ptr<send_buffer>(b));
@@ -104,13 +149,16 @@ void state::start_rendezvous() {
     while (active_rendezvous_ < max_active_rendezvous && !waiting_rendezvous_.empty()) {
         const pending_rendezvous w = waiting_rendezvous_.front();
         waiting_rendezvous_.pop_front();
-        auto *f = new rendezvous{this, arrival{w.source, nullptr, take_receive_buffer(w.length), w.length}};
+        const size_t head_length = w.head.size();
+        auto *f = new rendezvous{this, arrival{w.source, nullptr, take_receive_buffer(head_length + w.length),
+                                               head_length + w.length}};
+        if (head_length) std::memcpy(f->a.copy->data(), w.head.data(), head_length);
         ucp_request_param_t rp{};
         rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
         rp.cb.recv_am = callbacks::rendezvous_received;
         rp.user_data = f;
         rp.datatype = ucp_dt_make_contig(1);
-        void *r = ucp_am_recv_data_nbx(worker_, w.descriptor, f->a.copy->data(), w.length, &rp);
+        void *r = ucp_am_recv_data_nbx(worker_, w.descriptor, f->a.copy->data() + head_length, w.length, &rp);
         if (r == nullptr) {
             arrivals_.push_back(std::move(f->a));
             delete f;
@@ -126,7 +174,8 @@ void state::start_rendezvous() {
 }
 
 // Arrivals wait for the end of ucp_worker_progress (see arrival).
-void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep) {
+void state::on_arrival(int32_t source, const uint8_t *head, size_t head_length, void *data, size_t length,
+                       const ucp_am_recv_param_t *param, bool &keep) {
     keep = false;
     if (source < 0 || static_cast<size_t>(source) >= peers_.size()) {
         log(CCS_PLUGIN_LOG_WARN, "dropped a UCX active message from unknown rank " + std::to_string(source));
@@ -137,8 +186,16 @@ void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_r
         // few and warm in cache; the others wait as UCX descriptors (kept
         // by returning UCS_INPROGRESS) and start from progress().
         keep = true;
-        waiting_rendezvous_.push_back(pending_rendezvous{source, data, length});
+        waiting_rendezvous_.push_back(
+            pending_rendezvous{source, data, length, std::vector<uint8_t>(head, head + head_length)});
         start_rendezvous();
+        return;
+    }
+    if (head_length > 0) {  // a no-copy packet that came eagerly: join head and data
+        arrival a{source, nullptr, take_receive_buffer(head_length + length), head_length + length};
+        std::memcpy(a.copy->data(), head, head_length);
+        std::memcpy(a.copy->data() + head_length, data, length);
+        arrivals_.push_back(std::move(a));
         return;
     }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
@@ -154,9 +211,11 @@ void state::on_arrival(int32_t source, void *data, size_t length, const ucp_am_r
 ucs_status_t callbacks::am_arrived(void *arg, const void *header, size_t header_length, void *data, size_t length,
                                    const ucp_am_recv_param_t *param) {
     int32_t source = -1;
-    if (header_length == sizeof source) std::memcpy(&source, header, sizeof source);
+    if (header_length >= sizeof source) std::memcpy(&source, header, sizeof source);
+    const size_t head_length = header_length >= sizeof source ? header_length - sizeof source : 0;
     bool keep = false;
-    static_cast<state *>(arg)->on_arrival(source, data, length, param, keep);
+    static_cast<state *>(arg)->on_arrival(source, static_cast<const uint8_t *>(header) + sizeof source, head_length,
+                                          data, length, param, keep);
     return keep ? UCS_INPROGRESS : UCS_OK;
 }
 

@@ -18,6 +18,13 @@ int32_t state::progress() {
         else give_back(std::move(a.copy));
         ++events;
     }
+    if (!finished_sends_.empty()) {
+        std::vector<std::pair<uint64_t, ucs_status_t>> done;
+        done.swap(finished_sends_);
+        for (const auto &[token, status] : done)
+            services_.am_send_complete(services_.core, token, status_from_ucs(status));
+        events += static_cast<int32_t>(done.size());
+    }
     if (!finished_rma_.empty()) {
         std::vector<std::pair<uint64_t, ucs_status_t>> done;
         done.swap(finished_rma_);

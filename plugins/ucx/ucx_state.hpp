@@ -105,6 +105,15 @@ struct pending_rendezvous {
     int32_t source;
     void *descriptor;  // UCX's, kept until ucp_am_recv_data_nbx
     size_t length;
+    std::vector<uint8_t> head;  // a no-copy packet's head (from the UCP header)
+};
+
+// A packet sent from the core's buffer (am_send_nocopy). Its head is the
+// UCP header, which UCX 1.13 reads until the send completes: kept here.
+struct nocopy_request {
+    state *owner = nullptr;
+    uint64_t token = 0;
+    std::vector<uint8_t> header;  // sender's rank, then the packet's head
 };
 
 // A rendezvous packet being fetched.
@@ -139,6 +148,9 @@ public:
 
     // ucx_msg.cpp: active messages.
     ccs_plugin_status_t send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
+    // All but the last iov entry go as the UCP header, the last from the
+    // core's memory, unread after the completion (see ccs_plugin_v1.h).
+    ccs_plugin_status_t send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token);
 
     // ucx_progress.cpp
     int32_t progress();
@@ -171,7 +183,9 @@ private:
     void check_peers_alive();
     // Called from UCX callbacks; acted on at the end of progress().
     void on_peer_error(peer &p, ucs_status_t status);
-    void on_arrival(int32_t source, void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep);
+    // `head`: bytes that precede the data in the packet (no-copy sends).
+    void on_arrival(int32_t source, const uint8_t *head, size_t head_length, void *data, size_t length,
+                    const ucp_am_recv_param_t *param, bool &keep);
     void on_send_done(send_buffer *b);
     void on_rma_piece_done(rma_request *r, ucs_status_t status);
     // Issues the pieces of a put or get; see ucx_rma.cpp.
@@ -211,6 +225,7 @@ private:
     std::deque<pending_rendezvous> waiting_rendezvous_;
     int active_rendezvous_ = 0;
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
+    std::vector<std::pair<uint64_t, ucs_status_t>> finished_sends_;  // no-copy sends
     std::vector<std::pair<int32_t, std::string>> failed_peers_;
 };
 

@@ -33,6 +33,7 @@ struct am_stats {
     uint64_t dropped_malformed = 0;
     uint64_t send_errors = 0;
     uint64_t peers_failed = 0;
+    uint64_t sent_nocopy = 0;       // sent from the user's buffer (am_send_nocopy)
 };
 
 class am_engine final : public packet_sink {
@@ -64,6 +65,7 @@ public:
     // Fails what is queued for the peer, refuses new sends to it and tells
     // every context's error handler.
     void peer_failed(int peer, const std::string &reason) override;
+    void send_complete(uint64_t token, ccs_plugin_status_t status) override;
     // Also told when a peer fails (the RMA engine fails what it waits for).
     void set_peer_failed_hook(std::function<void(int)> hook) { on_peer_failed_ = std::move(hook); }
     bool peer_has_failed(int peer) const { return peers_[static_cast<size_t>(peer)].failed; }
@@ -77,7 +79,9 @@ public:
     int deliver_self();
 
     bool over_queue_limit() const { return stats_.queue_bytes > queue_limit_; }
-    bool sends_pending() const { return !backlog_.empty() || !self_queue_.empty() || !completions_.empty(); }
+    bool sends_pending() const {
+        return !backlog_.empty() || !self_queue_.empty() || !completions_.empty() || !nocopy_.empty();
+    }
     bool in_callback() const { return depth_ > 0; }
     const am_stats &stats() const { return stats_; }
 
@@ -101,6 +105,7 @@ private:
     struct peer_state {
         transport *route = nullptr;
         size_t max_packet = 0;
+        size_t nocopy_min = 0;          // packets this large go without a copy; 0: never
         bool sequenced = false;         // transport does not order: add seq
         std::deque<outgoing> queue;
         uint32_t next_message = 0;
@@ -118,7 +123,20 @@ private:
         ccs_status_t status;
     };
 
+    // A packet the transport sends from the user's buffer: its head lives
+    // here until the transport says it is done.
+    struct nocopy_send {
+        std::vector<uint8_t> head;
+        ccs_completion_t completion;
+    };
+
     static bool done(const outgoing &o) { return o.started && o.offset >= o.total; }
+    // Writes the packet head (header, args, fragment header) for the next
+    // `chunk` bytes of `o`; returns its size.
+    static size_t write_head(const outgoing &o, size_t chunk, uint8_t *head);
+    // A whole message from the user's buffer; AGAIN or UNSUPPORTED: use
+    // the copying path.
+    ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o);
     // Hands the next packet of `o` to the transport.
     ccs_plugin_status_t send_packet(int target, peer_state &p, outgoing &o);
     void finish(outgoing &o, ccs_status_t status);
@@ -138,6 +156,8 @@ private:
     std::vector<int> backlog_;  // peers with a non-empty queue
     std::deque<stored_message> self_queue_;
     std::vector<pending_completion> completions_;
+    std::map<uint64_t, nocopy_send> nocopy_;        // by token
+    uint64_t next_nocopy_token_ = 1;
     std::vector<uint8_t> scratch_;                  // one packet's packed payload
     std::map<uint64_t, partial_message> partial_;  // key: source << 32 | message
     int depth_ = 0;                                  // inside handlers / callbacks

@@ -20,6 +20,7 @@ void am_engine::set_route(int peer, transport *route) {
     peer_state &p = peers_[static_cast<size_t>(peer)];
     p.route = route;
     p.max_packet = route->attr().am_max_packet;
+    p.nocopy_min = route->attr().am_nocopy_min;
     p.sequenced = !route->ordered();
 }
 
@@ -85,6 +86,25 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         o.message = p.next_message++;
     }
 
+    // With a completion the payload stays untouched until it runs, so a
+    // large contiguous message can go from it: no copy on this side.
+    if (p.queue.empty() && has_completion && !o.layout && !o.fragmented && p.nocopy_min &&
+        sizeof(wire::header) + nargs * sizeof(uint64_t) + length >= p.nocopy_min) {
+        const ccs_plugin_status_t st = send_nocopy(target, p, o);
+        if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
+            ++stats_.sent;
+            ++stats_.sent_nocopy;
+            if (st == CCS_PLUGIN_OK) completions_.push_back({*completion, CCS_OK});
+            return CCS_OK;
+        }
+        if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
+        else if (st != CCS_PLUGIN_AGAIN) {
+            ++stats_.send_errors;
+            return fail(status_from_plugin(st), "sending to rank " + std::to_string(target) + " through plugin '" +
+                                                    p.route->name() + "': " + plugin_status_name(st));
+        }
+    }
+
     if (p.queue.empty()) {
         for (;;) {
             const ccs_plugin_status_t st = send_packet(target, p, o);
@@ -118,16 +138,11 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     return CCS_OK;
 }
 
-ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &o) {
-    // header | args | [fragment header] assembled on the stack, payload by iov.
-    alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t) +
-                            sizeof(wire::fragment_header)];
+size_t am_engine::write_head(const outgoing &o, size_t chunk, uint8_t *head) {
     const size_t args_bytes = o.header.nargs * sizeof(uint64_t);
     wire::header h = o.header;
     size_t head_bytes = sizeof h + args_bytes;
-    size_t chunk = o.total;
     if (o.fragmented) {
-        chunk = std::min(o.total - o.offset, p.max_packet - head_bytes - sizeof(wire::fragment_header));
         const wire::fragment_header f{o.message, 0, o.total, o.offset};
         std::memcpy(head + head_bytes, &f, sizeof f);
         head_bytes += sizeof f;
@@ -135,6 +150,37 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     h.length = static_cast<uint32_t>(chunk);
     std::memcpy(head, &h, sizeof h);
     std::memcpy(head + sizeof h, o.args.data(), args_bytes);
+    return head_bytes;
+}
+
+ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outgoing &o) {
+    nocopy_send pending;
+    pending.head.resize(sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t));
+    pending.head.resize(write_head(o, o.total, pending.head.data()));
+    pending.completion = o.completion;
+    const uint64_t token = next_nocopy_token_++;
+    const ccs_plugin_iov_v1_t iov[2] = {{pending.head.data(), pending.head.size()}, {o.data, o.total}};
+    const ccs_plugin_status_t st = p.route->send_nocopy(target, iov, 2, token);
+    if (st == CCS_PLUGIN_IN_PROGRESS) nocopy_.emplace(token, std::move(pending));
+    return st;
+}
+
+void am_engine::send_complete(uint64_t token, ccs_plugin_status_t status) {
+    auto it = nocopy_.find(token);
+    if (it == nocopy_.end()) return;
+    if (status != CCS_PLUGIN_OK) ++stats_.send_errors;
+    completions_.push_back({it->second.completion, status == CCS_PLUGIN_OK ? CCS_OK : status_from_plugin(status)});
+    nocopy_.erase(it);
+}
+
+ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &o) {
+    // header | args | [fragment header] assembled on the stack, payload by iov.
+    alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t) +
+                            sizeof(wire::fragment_header)];
+    const size_t head_only = o.header.nargs * sizeof(uint64_t) + sizeof(wire::header);
+    const size_t chunk =
+        o.fragmented ? std::min(o.total - o.offset, p.max_packet - head_only - sizeof(wire::fragment_header)) : o.total;
+    const size_t head_bytes = write_head(o, chunk, head);
 
     const uint8_t *bytes = o.data + o.offset;
     if (o.layout) {  // this packet's share of a noncontiguous payload

@@ -51,6 +51,9 @@ ccs_plugin_status_t get(void *, int32_t, const ccs_plugin_buffer_v1_t *, size_t,
                         void *, uint64_t) {
     return CCS_PLUGIN_ERR_UNSUPPORTED;
 }
+ccs_plugin_status_t am_send_nocopy(void *, int32_t, const ccs_plugin_iov_v1_t *, size_t, uint64_t) {
+    return CCS_PLUGIN_ERR_UNSUPPORTED;  // the core copies through am_send
+}
 }  // namespace stub
 
 // The operation at `offset` if the plugin's table reaches that far and set
@@ -104,6 +107,8 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
         op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_release), &ccs_plugin_v1_t::rkey_release, stub::rkey_release);
     out.put = op_or_stub(v1, offsetof(ccs_plugin_v1_t, put), &ccs_plugin_v1_t::put, stub::put);
     out.get = op_or_stub(v1, offsetof(ccs_plugin_v1_t, get), &ccs_plugin_v1_t::get, stub::get);
+    out.am_send_nocopy = op_or_stub(v1, offsetof(ccs_plugin_v1_t, am_send_nocopy), &ccs_plugin_v1_t::am_send_nocopy,
+                                    stub::am_send_nocopy);
     return true;
 }
 

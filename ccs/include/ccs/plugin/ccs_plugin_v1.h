@@ -82,6 +82,9 @@ typedef struct ccs_plugin_attr_v1 {
     uint32_t priority;        /* higher wins among plugins of one scope     */
     size_t am_max_packet;     /* largest packet am_send accepts, in bytes   */
     char description[160];    /* one line for ccs_info                      */
+    /* Appended: packets of at least this many bytes go to am_send_nocopy
+     * when the core can keep them untouched; 0: never. */
+    size_t am_nocopy_min;
 } ccs_plugin_attr_v1_t;
 
 typedef struct ccs_plugin_iov_v1 {
@@ -140,6 +143,10 @@ typedef struct ccs_plugin_services_v1 {
      * can map it into peers and turn put/get into loads and stores. */
     int32_t (*mem_shareable)(void *core, const void *addr, size_t length,
                              int32_t *fd, uint64_t *offset, uint64_t *id);
+    /* An am_send_nocopy that returned CCS_PLUGIN_IN_PROGRESS finished: the
+     * plugin no longer reads its iov. Called only from inside progress().
+     * (Appended: check struct_size before use.) */
+    void (*am_send_complete)(void *core, uint64_t token, ccs_plugin_status_t status);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
@@ -217,6 +224,17 @@ typedef struct ccs_plugin_v1 {
                                size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote,
                                size_t nremote, void *rkey, uint64_t token);
+
+    /* ---- active messages without a copy (appended) --------------------- */
+
+    /* am_send for a packet whose bytes the core keeps untouched until told:
+     * CCS_PLUGIN_IN_PROGRESS means the plugin may read iov (every entry)
+     * until it calls services->am_send_complete(token). OK: sent, iov
+     * reusable. AGAIN: nothing sent. UNSUPPORTED: use am_send. The core
+     * calls it only for packets of at least attr.am_nocopy_min bytes. */
+    ccs_plugin_status_t (*am_send_nocopy)(void *state, int32_t peer,
+                                          const ccs_plugin_iov_v1_t *iov,
+                                          size_t iovcnt, uint64_t token);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus
