@@ -128,6 +128,7 @@ private:
     struct nocopy_send {
         std::vector<uint8_t> head;
         ccs_completion_t completion;
+        int target = -1;
     };
 
     static bool done(const outgoing &o) { return o.started && o.offset >= o.total; }

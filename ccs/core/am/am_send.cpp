@@ -158,6 +158,7 @@ ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outg
     pending.head.resize(sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t));
     pending.head.resize(write_head(o, o.total, pending.head.data()));
     pending.completion = o.completion;
+    pending.target = target;
     const uint64_t token = next_nocopy_token_++;
     const ccs_plugin_iov_v1_t iov[2] = {{pending.head.data(), pending.head.size()}, {o.data, o.total}};
     const ccs_plugin_status_t st = p.route->send_nocopy(target, iov, 2, token);
@@ -281,6 +282,16 @@ void am_engine::peer_failed(int peer, const std::string &reason) {
     while (!p.queue.empty()) {
         finish(p.queue.front(), CCS_ERR_PEER_FAILED);
         p.queue.pop_front();
+    }
+    // Sends the transport reads from the caller's memory: a dead peer may
+    // never let them finish (UCX's shm lanes cannot report it).
+    for (auto it = nocopy_.begin(); it != nocopy_.end();) {
+        if (it->second.target != peer) {
+            ++it;
+            continue;
+        }
+        completions_.push_back({it->second.completion, CCS_ERR_PEER_FAILED});
+        it = nocopy_.erase(it);
     }
     // Messages half received from it will never complete.
     for (auto it = partial_.begin(); it != partial_.end();)
