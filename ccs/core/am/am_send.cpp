@@ -162,6 +162,7 @@ ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outg
     const uint64_t token = next_nocopy_token_++;
     const ccs_plugin_iov_v1_t iov[2] = {{pending.head.data(), pending.head.size()}, {o.data, o.total}};
     const ccs_plugin_status_t st = p.route->send_nocopy(target, iov, 2, token);
+    // Moving the vector keeps its bytes where the plugin saw them.
     if (st == CCS_PLUGIN_IN_PROGRESS) nocopy_.emplace(token, std::move(pending));
     return st;
 }
