@@ -29,17 +29,29 @@ ccs() {
   CCS_TRANSPORT=ucx "$build/bin/ccsrun" -n 2 --timeout 300 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' \
     "$build/bin/$1" --benchmark_filter="$2" --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null
 }
+# raw: perf/ucp_raw_pingpong (UCP driven with the ucx plugin's settings,
+# no CCS), one-way latency in us.
+raw() {
+  local dir
+  dir=$(mktemp -d)
+  taskset -c 1 "$build/bin/ucp_raw_pingpong" 1 "$dir" > /dev/null &
+  local other=$!
+  timeout 300 taskset -c 0 "$build/bin/ucp_raw_pingpong" 0 "$dir" | awk '{print $2}'
+  wait $other || true
+  rm -rf "$dir"
+}
 for tls in posix,self,cma tcp; do
   export UCX_TLS=$tls
   lat_u=$(ucx ucp_am_lat 8 100000 3)
+  lat_r=$([ -x "$build/bin/ucp_raw_pingpong" ] && raw || echo nan)
   bw_u=$(ucx ucp_am_bw 1048576 1000 5)
   # Bandwidth with a completion, as ucp_am_bw sends: the payload is the
   # caller's until then, so neither library copies it.
   out=$(ccs ccs_perf_am 'am_latency/8/|am_bandwidth_completion/1048576/')
   lat_c=$(echo "$out" | awk -F, '$1 ~ /am_latency\/8\//{print $NF * 1e6}')
   bw_c=$(echo "$out" | awk -F, '$1 ~ /am_bandwidth_completion\/1048576\//{print $6 / 1048576}')
-  awk -v t=$tls -v lu="$lat_u" -v lc="$lat_c" -v bu="$bw_u" -v bc="$bw_c" 'BEGIN{
-    printf "UCX_TLS=%s: AM 8 B one-way: ucx_perftest %.3f us | ccs %.3f us | ccs/ucx %.2f\n", t, lu, lc, lc/lu
+  awk -v t=$tls -v lu="$lat_u" -v lr="$lat_r" -v lc="$lat_c" -v bu="$bw_u" -v bc="$bw_c" 'BEGIN{
+    printf "UCX_TLS=%s: AM 8 B one-way: ucx_perftest %.3f us | raw UCP, plugin settings %.3f us | ccs %.3f us | ccs/ucx %.2f\n", t, lu, lr, lc, lc/lu
     printf "UCX_TLS=%s: AM 1 MiB bandwidth: ucx_perftest %.0f MB/s | ccs %.0f MB/s | ccs/ucx %.2f\n", t, bu, bc, bc/bu}'
 done
 export UCX_TLS=tcp
