@@ -51,6 +51,9 @@ void print_plugin(FILE *out, const plugin_file &file, const transport_selection 
     std::fprintf(out, "    caps:    %s\n    scope:   %s, priority %u\n", caps_text(a.caps).c_str(),
                  scope_text(a.scope), a.priority);
     std::fprintf(out, "    limits:  am packet %zu bytes (larger payloads are fragmented)\n", a.am_max_packet);
+    if (a.am_nocopy_min)
+        std::fprintf(out, "    nocopy:  packets from %zu bytes sent with a completion go from the caller's memory\n",
+                     a.am_nocopy_min);
     if (a.description[0]) std::fprintf(out, "    about:   %s\n", a.description);
 }
 
