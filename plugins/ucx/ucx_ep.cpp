@@ -130,8 +130,10 @@ bool state::reachable(int32_t rank) const {
            !peers_[static_cast<size_t>(rank)].address.empty();
 }
 
-ucp_ep_h state::endpoint(peer &p) {
+ucp_ep_h state::endpoint(peer &p, ccs_plugin_status_t &why) {
+    why = CCS_PLUGIN_ERR_PEER_FAILED;
     if (p.failed) return nullptr;
+    why = CCS_PLUGIN_ERR_TRANSPORT;
     if (p.ep || p.address.empty()) return p.ep;
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |

@@ -47,13 +47,14 @@ std::unique_ptr<send_buffer> state::take_buffer() {
 // The packet is copied into a buffer of the plugin's: the ABI lets the core
 // reuse its iov on return, while UCX may still be sending from it.
 ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count) {
-    if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || (count > 0 && !iov)) return CCS_PLUGIN_ERR_INVALID;
-    peer &p = peers_[static_cast<size_t>(rank)];
-    if (p.failed) return CCS_PLUGIN_ERR_PEER_FAILED;
+    peer *to = peer_at(rank);
+    if (!to || (count > 0 && !iov)) return CCS_PLUGIN_ERR_INVALID;
+    peer &p = *to;
+    ccs_plugin_status_t why;
+    ucp_ep_h ep = endpoint(p, why);
+    if (!ep) return why;
     // Bounded in flight per peer: beyond that the core queues (and counts).
     if (p.sends_in_flight >= cfg_.max_sends_in_flight) return CCS_PLUGIN_AGAIN;
-    ucp_ep_h ep = endpoint(p);
-    if (!ep) return p.failed ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_TRANSPORT;
     size_t total = 0;
     for (size_t i = 0; i < count; ++i) total += iov[i].length;
     if (total == 0 || total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
@@ -89,15 +90,15 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
 }
 
 ccs_plugin_status_t state::send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
-    if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || count == 0 || !iov) return CCS_PLUGIN_ERR_INVALID;
+    peer *to = peer_at(rank);
+    if (!to || count == 0 || !iov) return CCS_PLUGIN_ERR_INVALID;
     // Whoever completes it must be able to say so.
     if (services_.struct_size < offsetof(ccs_plugin_services_v1_t, am_send_complete) + sizeof(void *) ||
         !services_.am_send_complete)
         return CCS_PLUGIN_ERR_UNSUPPORTED;
-    peer &p = peers_[static_cast<size_t>(rank)];
-    if (p.failed) return CCS_PLUGIN_ERR_PEER_FAILED;
-    ucp_ep_h ep = endpoint(p);
-    if (!ep) return p.failed ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_TRANSPORT;
+    ccs_plugin_status_t why;
+    ucp_ep_h ep = endpoint(*to, why);
+    if (!ep) return why;
     auto *r = new nocopy_request{this, token, {}};
     r->header.resize(sizeof header_rank_);
     std::memcpy(r->header.data(), &header_rank_, sizeof header_rank_);
@@ -177,7 +178,7 @@ void state::start_rendezvous() {
 void state::on_arrival(int32_t source, const uint8_t *head, size_t head_length, void *data, size_t length,
                        const ucp_am_recv_param_t *param, bool &keep) {
     keep = false;
-    if (source < 0 || static_cast<size_t>(source) >= peers_.size()) {
+    if (!peer_at(source)) {
         log(CCS_PLUGIN_LOG_WARN, "dropped a UCX active message from unknown rank " + std::to_string(source));
         return;
     }

@@ -3,6 +3,21 @@
 #include "ucx_callbacks.hpp"
 
 namespace ccs::ucx {
+namespace {
+
+// Hands each recorded (key, value) to `report`, from a list swapped out
+// first: what a report sets off may record more. Returns how many.
+template <typename List, typename Report>
+int32_t drain(List &list, Report report) {
+    if (list.empty()) return 0;
+    List taken;
+    taken.swap(list);
+    for (const auto &[key, value] : taken) report(key, value);
+    return static_cast<int32_t>(taken.size());
+}
+
+}  // namespace
+
 int32_t state::progress() {
     // Once per call: over TCP each round is an epoll system call, and a
     // second round to find nothing more cost a microsecond per message.
@@ -18,30 +33,19 @@ int32_t state::progress() {
         else give_back(std::move(a.copy));
         ++events;
     }
-    if (!finished_sends_.empty()) {
-        std::vector<std::pair<uint64_t, ucs_status_t>> done;
-        done.swap(finished_sends_);
-        for (const auto &[token, status] : done)
-            services_.am_send_complete(services_.core, token, status_from_ucs(status));
-        events += static_cast<int32_t>(done.size());
-    }
-    if (!finished_rma_.empty()) {
-        std::vector<std::pair<uint64_t, ucs_status_t>> done;
-        done.swap(finished_rma_);
-        for (const auto &[token, status] : done)
-            services_.rma_complete(services_.core, token, status_from_ucs(status));
-        events += static_cast<int32_t>(done.size());
-    }
+    events += drain(finished_sends_, [&](uint64_t token, ucs_status_t status) {
+        services_.am_send_complete(services_.core, token, status_from_ucs(status));
+    });
+    events += drain(finished_rma_, [&](uint64_t token, ucs_status_t status) {
+        services_.rma_complete(services_.core, token, status_from_ucs(status));
+    });
     if (++polls_since_check_ >= 4096) {  // the clock only now and then
         polls_since_check_ = 0;
         check_peers_alive();
     }
-    if (!failed_peers_.empty()) {
-        std::vector<std::pair<int32_t, std::string>> failed;
-        failed.swap(failed_peers_);
-        for (const auto &[rank, why] : failed) services_.peer_failed(services_.core, rank, why.c_str());
-        events += static_cast<int32_t>(failed.size());
-    }
+    events += drain(failed_peers_, [&](int32_t rank, const std::string &why) {
+        services_.peer_failed(services_.core, rank, why.c_str());
+    });
     return events;
 }
 

@@ -52,11 +52,11 @@ ccs_plugin_status_t state::rkey_pack(void *memh, void *buffer, size_t *length) c
 }
 
 ccs_plugin_status_t state::rkey_unpack(int32_t rank, const void *buffer, size_t length, void **rkey) {
-    if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || !buffer || length == 0 || !rkey)
-        return CCS_PLUGIN_ERR_INVALID;
-    peer &p = peers_[static_cast<size_t>(rank)];
-    ucp_ep_h ep = endpoint(p);  // a key is unpacked for one endpoint
-    if (!ep) return p.failed ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_TRANSPORT;
+    peer *p = peer_at(rank);
+    if (!p || !buffer || length == 0 || !rkey) return CCS_PLUGIN_ERR_INVALID;
+    ccs_plugin_status_t why;
+    ucp_ep_h ep = endpoint(*p, why);  // a key is unpacked for one endpoint
+    if (!ep) return why;
     ucp_rkey_h h = nullptr;
     const ucs_status_t st = ucp_ep_rkey_unpack(ep, buffer, &h);
     if (st != UCS_OK) {
@@ -94,9 +94,9 @@ void callbacks::rma_piece_done(void *request, ucs_status_t status, void *user_da
 template <typename Local, typename Issue>
 ccs_plugin_status_t state::rma(peer &p, size_t nlocal, Local local_at, const ccs_plugin_remote_v1_t *remote,
                                size_t nremote, bool flush, uint64_t token, Issue issue) {
-    if (p.failed) return CCS_PLUGIN_ERR_PEER_FAILED;
-    ucp_ep_h ep = endpoint(p);
-    if (!ep) return p.failed ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_TRANSPORT;
+    ccs_plugin_status_t why;
+    ucp_ep_h ep = endpoint(p, why);
+    if (!ep) return why;
     // UCX would run this in software on the peer (TCP): the core does it
     // better with its own active messages.
     if (!p.native_rma) return CCS_PLUGIN_ERR_UNSUPPORTED;
@@ -126,10 +126,11 @@ ccs_plugin_status_t state::rma(peer &p, size_t nlocal, Local local_at, const ccs
 
 ccs_plugin_status_t state::put(int32_t rank, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
-    if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || !rkey) return CCS_PLUGIN_ERR_INVALID;
+    peer *p = peer_at(rank);
+    if (!p || !rkey) return CCS_PLUGIN_ERR_INVALID;
     const ucp_rkey_h key = static_cast<remote_key *>(rkey)->rkey;
     return rma(
-        peers_[static_cast<size_t>(rank)], nlocal,
+        *p, nlocal,
         [&](size_t i) { return std::pair{const_cast<void *>(local[i].base), local[i].length}; }, remote, nremote,
         true, token, [&](ucp_ep_h ep, void *from, size_t n, uint64_t to, const ucp_request_param_t *rp) {
             return ucp_put_nbx(ep, from, n, to, key, rp);
@@ -138,10 +139,11 @@ ccs_plugin_status_t state::put(int32_t rank, const ccs_plugin_iov_v1_t *local, s
 
 ccs_plugin_status_t state::get(int32_t rank, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
-    if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || !rkey) return CCS_PLUGIN_ERR_INVALID;
+    peer *p = peer_at(rank);
+    if (!p || !rkey) return CCS_PLUGIN_ERR_INVALID;
     const ucp_rkey_h key = static_cast<remote_key *>(rkey)->rkey;
     return rma(
-        peers_[static_cast<size_t>(rank)], nlocal, [&](size_t i) { return std::pair{local[i].base, local[i].length}; },
+        *p, nlocal, [&](size_t i) { return std::pair{local[i].base, local[i].length}; },
         remote, nremote, false, token, [&](ucp_ep_h ep, void *to, size_t n, uint64_t from, const ucp_request_param_t *rp) {
             return ucp_get_nbx(ep, to, n, from, key, rp);
         });

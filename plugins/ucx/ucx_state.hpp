@@ -169,9 +169,14 @@ public:
 private:
     friend struct callbacks;
 
-    // The endpoint to `rank`, created now if need be; null (and the reason
-    // logged) if it cannot be.
-    ucp_ep_h endpoint(peer &p);
+    // The peer `rank` names, or null when it names none.
+    peer *peer_at(int32_t rank) {
+        return rank >= 0 && static_cast<size_t>(rank) < peers_.size() ? &peers_[static_cast<size_t>(rank)] : nullptr;
+    }
+    // The endpoint to `p`, created now if need be; null when the peer has
+    // failed (why: PEER_FAILED) or UCX cannot reach it (why: TRANSPORT,
+    // the reason logged).
+    ucp_ep_h endpoint(peer &p, ccs_plugin_status_t &why);
     struct lane_facts {
         bool rma = false;                 // put/get protocols on real RMA lanes
         bool shared_memory_only = false;  // every lane is shm, cma or self
