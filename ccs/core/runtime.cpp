@@ -1,12 +1,11 @@
 #include "runtime.hpp"
 
 #include "api_guard.hpp"
-
 #include "util/error.hpp"
-
-#include <algorithm>
 #include "util/log.hpp"
 #include "util/params.hpp"
+
+#include <algorithm>
 
 namespace ccs {
 namespace {
@@ -59,10 +58,7 @@ ccs_status_t runtime::acquire() {
 }
 
 ccs_status_t runtime::release() {
-    if (g_phase != phase::running)
-        return fail(CCS_ERR_NOT_INITIALIZED, std::string("ccs_finalize: CCS is not initialized") +
-                                                 (g_phase == phase::finalized ? " (ccs_finalize was called)"
-                                                                              : " (call ccs_init first)"));
+    if (g_phase != phase::running) return not_running("ccs_finalize");
     if (current_->am().in_callback())
         return fail(CCS_ERR_IN_HANDLER, "ccs_finalize called from a handler or callback");
     if (--g_references > 0) return CCS_OK;

@@ -176,10 +176,6 @@ static uint8_t *mapped(const unpacked_key &k, uint64_t address, size_t length) {
 }
 
 void state::copy(void *to, const void *from, size_t n) {
-    if (n < bulk_copy::min_bytes) {
-        std::memcpy(to, from, n);
-        return;
-    }
     const bool deciding = bulk_copy_.chosen() == bulk_copy::method::trial;
     bulk_copy_(to, from, n);
     if (deciding && bulk_copy_.chosen() != bulk_copy::method::trial) log(CCS_PLUGIN_LOG_DEBUG, bulk_copy_.decision());

@@ -25,7 +25,6 @@ std::string describe_range(uint64_t address, uint64_t length) {
 
 }  // namespace
 
-
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
                        int rank, bool force_emulation)
     : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), rank_(rank),
