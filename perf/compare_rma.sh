@@ -16,20 +16,10 @@ port=$((20000 + RANDOM % 20000))
 sizes="4096 16384 65536 262144 1048576 4194304"
 figures=$(mktemp)
 trap 'rm -f "$figures"' EXIT
-# Both sides pinned, one process per CPU (0 and 1), for both libraries:
-# unpinned, the scheduler sometimes puts the pair on one core's siblings
-# and latency drops fourfold, for either library, from run to run.
-# ucx_perftest <test> <size> <column>: the final figure of that column
-# (3: average latency in usec, 5: average bandwidth in MB/s of 2^20 bytes).
-ucx() {
-  taskset -c 0 ucx_perftest -p $port > /dev/null 2>&1 &
-  local server=$!
-  sleep 1
-  timeout 120 taskset -c 1 ucx_perftest localhost -p $port -t "$1" -s "$2" -n "$3" -w 1000 -f 2>/dev/null |
-    awk -v col="$4" '/^ +[0-9]+ /{v=$col} END{print v}'
-  wait $server || true
-  port=$((port + 1))
-}
+# ucx <test> <size> <iterations> <column>: ucx_perftest, 1000 warm-up
+# iterations, pinned as CCS is below (perf/ucx_perftest.sh).
+. perf/ucx_perftest.sh
+ucx() { ucx_perftest_figure "$1" "$2" "$3" 1000 "$4"; }
 # figure <csv> <benchmark name> <csv field>: one_way (s) is the last field,
 # bytes_per_second the 6th, real time (ns) the 3rd.
 figure() { echo "$1" | awk -F, -v n="\"$2\"" -v f="$3" '$1==n{ if (f=="last") print $NF; else print $f }'; }

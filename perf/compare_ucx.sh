@@ -13,17 +13,10 @@ build=${1:-build}
 scripts/install-deps.sh perf
 [ -x "$build/bin/ccs_perf_am" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
 port=$((20000 + RANDOM % 20000))
-# ucx <test> <size> <iterations> <column>: final figure of that column
-# (3: average latency in usec, 5: average bandwidth in MB/s of 2^20 bytes).
-ucx() {
-  taskset -c 0 ucx_perftest -p $port > /dev/null 2>&1 &
-  local server=$!
-  sleep 1
-  timeout 300 taskset -c 1 ucx_perftest localhost -p $port -t "$1" -s "$2" -n "$3" -w 100 -f 2>/dev/null |
-    awk -v col="$4" '/^ +[0-9]+ /{v=$col} END{print v}'
-  wait $server || true
-  port=$((port + 1))
-}
+# ucx <test> <size> <iterations> <column>: ucx_perftest, 100 warm-up
+# iterations, pinned as CCS is below (perf/ucx_perftest.sh).
+. perf/ucx_perftest.sh
+ucx() { ucx_perftest_figure "$1" "$2" "$3" 100 "$4"; }
 # ccs <program> <filter>: Google Benchmark CSV of CCS over the ucx plugin.
 ccs() {
   CCS_TRANSPORT=ucx "$build/bin/ccsrun" -n 2 --timeout 300 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' \
