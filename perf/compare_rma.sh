@@ -23,8 +23,8 @@ ucx() { ucx_perftest_figure "$1" "$2" "$3" 1000 "$4"; }
 # figure <csv> <benchmark name> <csv field>: one_way (s) is the last field,
 # bytes_per_second the 6th, real time (ns) the 3rd.
 figure() { echo "$1" | awk -F, -v n="\"$2\"" -v f="$3" '$1==n{ if (f=="last") print $NF; else print $f }'; }
-# Records "<what> <who> <value>": latency in us, bandwidth in MB/s of 2^20 bytes.
-record() { echo "$1 $2 $3" >> "$figures"; }
+# Figures: latency in us, bandwidth in MB/s of 2^20 bytes.
+. perf/rounds.sh
 for round in $(seq "$rounds"); do
   echo "round $round of $rounds" >&2
   record put_lat ucx "$(ucx ucp_put_lat 8 200000 3)"
@@ -48,10 +48,6 @@ for round in $(seq "$rounds"); do
   done
   record rcache ccs "$(figure "$ccs" rcache_hit/real_time 3)"
 done
-# median <what> <who>; all <what> <who>: every round's figure, "a / b / c".
-median() { awk -v w="$1" -v p="$2" '$1==w && $2==p{print $3}' "$figures" | sort -g |
-           awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-all() { awk -v w="$1" -v p="$2" '$1==w && $2==p{printf "%s%.3g", n++ ? " / " : "", $3} END{print ""}' "$figures"; }
 echo "medians of $rounds rounds (every round in brackets)"
 u=$(median put_lat ucx); c=$(median put_lat ccs); m=$(median put_lat cma)
 awk -v u="$u" -v c="$c" -v m="$m" -v au="$(all put_lat ucx)" -v ac="$(all put_lat ccs)" 'BEGIN{
@@ -59,7 +55,7 @@ awk -v u="$u" -v c="$c" -v m="$m" -v au="$(all put_lat ucx)" -v ac="$(all put_la
 for bytes in $sizes; do
   for op in put get; do
     u=$(median $op/$bytes ucx); c=$(median $op/$bytes ccs); m=$(median $op/$bytes cma)
-    awk -v op=$op -v b=$bytes -v u="$u" -v c="$c" -v m="$m" -v au="$(all $op/$bytes ucx)" -v ac="$(all $op/$bytes ccs)" 'BEGIN{
+    awk -v op=$op -v b=$bytes -v u="$u" -v c="$c" -v m="$m" -v au="$(all $op/$bytes ucx %.0f)" -v ac="$(all $op/$bytes ccs %.0f)" 'BEGIN{
       printf "%s bandwidth %8d B: ucx_perftest %6.0f MB/s [%s] | ccs %6.0f MB/s [%s] | ccs/ucx %.2f | ccs cma %6.0f MB/s\n", op, b, u, au, c, ac, c/u, m}'
   done
 done

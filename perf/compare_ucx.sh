@@ -6,10 +6,14 @@
 #   - get of 8 B over UCX_TLS=tcp: ucp_get (UCX emulates RMA over TCP in
 #     software) against CCS's get, which the core then carries in AMs;
 #   - as root, AM latency over TCP between two network namespaces.
-# Usage: perf/compare_ucx.sh [build-dir]
+# The AM figures over one host are taken ROUNDS times (default 3), the two
+# libraries taking turns; each line gives the medians, their ratio, and
+# every round's figure in brackets.
+# Usage: [ROUNDS=n] perf/compare_ucx.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+rounds=${ROUNDS:-3}
 scripts/install-deps.sh perf
 [ -x "$build/bin/ccs_perf_am" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
 port=$((20000 + RANDOM % 20000))
@@ -33,20 +37,34 @@ raw() {
   wait $other || true
   rm -rf "$dir"
 }
-for tls in posix,self,cma tcp; do
-  export UCX_TLS=$tls
-  lat_u=$(ucx ucp_am_lat 8 100000 3)
-  lat_r=$([ -x "$build/bin/ucp_raw_pingpong" ] && raw || echo nan)
-  bw_u=$(ucx ucp_am_bw 1048576 1000 5)
-  # Bandwidth with a completion, as ucp_am_bw sends: the payload is the
-  # caller's until then, so neither library copies it.
-  out=$(ccs ccs_perf_am 'am_latency/8/|am_bandwidth_completion/1048576/')
-  lat_c=$(echo "$out" | awk -F, '$1 ~ /am_latency\/8\//{print $NF * 1e6}')
-  bw_c=$(echo "$out" | awk -F, '$1 ~ /am_bandwidth_completion\/1048576\//{print $6 / 1048576}')
-  awk -v t=$tls -v lu="$lat_u" -v lr="$lat_r" -v lc="$lat_c" -v bu="$bw_u" -v bc="$bw_c" 'BEGIN{
-    printf "UCX_TLS=%s: AM 8 B one-way: ucx_perftest %.3f us | raw UCP, plugin settings %.3f us | ccs %.3f us | ccs/ucx %.2f\n", t, lu, lr, lc, lc/lu
-    printf "UCX_TLS=%s: AM 1 MiB bandwidth: ucx_perftest %.0f MB/s | ccs %.0f MB/s | ccs/ucx %.2f\n", t, bu, bc, bc/bu}'
+figures=$(mktemp)
+trap 'rm -f "$figures"' EXIT
+. perf/rounds.sh
+for round in $(seq "$rounds"); do
+  echo "round $round of $rounds" >&2
+  for tls in posix,self,cma tcp; do
+    export UCX_TLS=$tls
+    record lat/$tls ucx "$(ucx ucp_am_lat 8 100000 3)"
+    record lat/$tls raw "$([ -x "$build/bin/ucp_raw_pingpong" ] && raw || echo nan)"
+    record bw/$tls ucx "$(ucx ucp_am_bw 1048576 1000 5)"
+    # Bandwidth with a completion, as ucp_am_bw sends: the payload is the
+    # caller's until then, so neither library copies it.
+    out=$(ccs ccs_perf_am 'am_latency/8/|am_bandwidth_completion/1048576/')
+    record lat/$tls ccs "$(echo "$out" | awk -F, '$1 ~ /am_latency\/8\//{print $NF * 1e6}')"
+    record bw/$tls ccs "$(echo "$out" | awk -F, '$1 ~ /am_bandwidth_completion\/1048576\//{print $6 / 1048576}')"
+  done
 done
+echo "medians of $rounds rounds (every round in brackets)"
+for tls in posix,self,cma tcp; do
+  awk -v t=$tls -v lu="$(median lat/$tls ucx)" -v lr="$(median lat/$tls raw)" -v lc="$(median lat/$tls ccs)" \
+      -v au="$(all lat/$tls ucx)" -v ac="$(all lat/$tls ccs)" 'BEGIN{
+    printf "UCX_TLS=%s: AM 8 B one-way: ucx_perftest %.3f us [%s] | raw UCP, plugin settings %.3f us | ccs %.3f us [%s] | ccs/ucx %.2f\n", t, lu, au, lr, lc, ac, lc/lu}'
+  awk -v t=$tls -v bu="$(median bw/$tls ucx)" -v bc="$(median bw/$tls ccs)" \
+      -v au="$(all bw/$tls ucx %.0f)" -v ac="$(all bw/$tls ccs %.0f)" 'BEGIN{
+    printf "UCX_TLS=%s: AM 1 MiB bandwidth: ucx_perftest %.0f MB/s [%s] | ccs %.0f MB/s [%s] | ccs/ucx %.2f\n", t, bu, au, bc, ac, bc/bu}'
+done
+rm -f "$figures"  # now: the two-host part below sets its own exit trap
+trap - EXIT
 export UCX_TLS=tcp
 get_u=$(ucx ucp_get 8 2000 3)
 get_c=$(ccs ccs_perf_rma 'get_latency/8/0/' | awk -F, '$1 ~ /get_latency/{print $3 / 1000}')
