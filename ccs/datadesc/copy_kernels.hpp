@@ -253,6 +253,7 @@ inline uint8_t *copy_fixed_nested(uint8_t *mem, uint8_t *stream, Outer outer, in
                                   int64_t inner_count) {
     for (int64_t o = 0; o < outer_count; ++o) {
         uint8_t *m = mem + outer(o);
+#pragma GCC unroll 8
         for (int64_t i = 0; i < inner_count; ++i, m += inner_stride, stream += Len) move<D>(m, stream, Len);
     }
     return stream;
