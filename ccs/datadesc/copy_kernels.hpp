@@ -23,7 +23,8 @@ struct strided {
 };
 struct listed {
     const int64_t *offsets;
-    int64_t operator()(int64_t i) const { return offsets[i]; }
+    int64_t scale;
+    int64_t operator()(int64_t i) const { return offsets[i] * scale; }
 };
 
 template <direction D>
@@ -320,16 +321,16 @@ int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset,
         if (r.list) {
             n = copy_list<D>(mem, stream, r, left);
         } else if (r.inner_count) {
-            n = r.offsets ? copy_nested<D>(mem, stream, r, listed{r.offsets}, left)
+            n = r.offsets ? copy_nested<D>(mem, stream, r, listed{r.offsets, r.scale}, left)
                           : copy_nested<D>(mem, stream, r, strided{r.stride}, left);
         } else if (r.body) {
-            n = r.offsets ? copy_flat_loop<D>(mem, stream, r, listed{r.offsets}, left)
+            n = r.offsets ? copy_flat_loop<D>(mem, stream, r, listed{r.offsets, r.scale}, left)
                           : copy_flat_loop<D>(mem, stream, r, strided{r.stride}, left);
         } else if (!r.offsets && (r.count == 1 || r.stride == r.len)) {  // one contiguous piece
             n = std::min(left, r.len * r.count);
             move<D>(mem, stream, static_cast<size_t>(n));
         } else {
-            n = r.offsets ? copy_run_pieces<D>(mem, stream, r, listed{r.offsets}, left)
+            n = r.offsets ? copy_run_pieces<D>(mem, stream, r, listed{r.offsets, r.scale}, left)
                           : copy_run_pieces<D>(mem, stream, r, strided{r.stride}, left);
         }
         stream += n;

@@ -2,6 +2,9 @@
 
 #include "util/error.hpp"
 
+#include <numeric>
+#include <unordered_map>
+
 namespace ccs::dd {
 namespace {
 
@@ -208,11 +211,87 @@ fragment build(const node &n, std::vector<int64_t> &tables) {
     return {};
 }
 
+// A table loop's offsets divided by their greatest common factor.
+struct scaled_table {
+    int64_t factor = 1;
+    std::vector<int64_t> entries;
+    size_t leader = 0;  // index of the first table loop with equal entries
+};
+
+scaled_table scale_down(const int64_t *offsets, size_t n) {
+    scaled_table t;
+    int64_t factor = 0;
+    for (size_t i = 0; i < n && factor != 1; ++i)
+        factor = offsets[i] == INT64_MIN ? 1 : std::gcd(factor, offsets[i]);
+    t.factor = factor == 0 ? 1 : factor;  // all zero: keep them
+    t.entries.assign(offsets, offsets + n);
+    for (int64_t &v : t.entries) v /= t.factor;
+    return t;
+}
+
+uint64_t hash_of(const std::vector<int64_t> &entries) {
+    uint64_t hash = 14695981039346656037ull;  // FNV-1a over the entries
+    for (int64_t v : entries) hash = (hash ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    return hash;
+}
+
+// Table loops whose offsets differ only by a common factor share one table
+// (op.scale multiplies it back). A struct of indexed arrays (LAMMPS: one
+// index list over arrays of 24-, 4- and 8-byte elements) then reads one
+// table instead of one per array: the copies are scattered, so the tables'
+// memory traffic is a good part of the time. A table nobody shares stays as
+// built, so its loop pays no multiply.
+void share_tables(program &p) {
+    std::vector<scaled_table> loops;  // table loops in op order
+    std::vector<uint32_t> members;    // per leader: loops using its table
+    std::unordered_multimap<uint64_t, size_t> leaders;  // entries hash -> leader
+    for (const op &o : p.ops) {
+        if (!o.loop || o.table < 0) continue;
+        scaled_table t = scale_down(p.tables.data() + o.table, static_cast<size_t>(o.count));
+        const uint64_t hash = hash_of(t.entries);
+        t.leader = loops.size();
+        for (auto [it, end] = leaders.equal_range(hash); it != end; ++it)
+            if (loops[it->second].entries == t.entries) {
+                t.leader = it->second;
+                break;
+            }
+        if (t.leader == loops.size()) leaders.emplace(hash, t.leader);
+        members.push_back(0);
+        ++members[t.leader];
+        loops.push_back(std::move(t));
+    }
+    std::vector<int64_t> shared;
+    std::vector<int64_t> start(loops.size(), -1);  // per leader: its table in `shared`
+    size_t k = 0;
+    for (op &o : p.ops) {
+        if (o.table < 0) continue;
+        const int64_t *from = p.tables.data() + o.table;
+        o.table = static_cast<int64_t>(shared.size());
+        if (o.is_list()) {  // displacement, length and stream start of each copy
+            shared.insert(shared.end(), from, from + 3 * o.count);
+            continue;
+        }
+        const scaled_table &t = loops[k++];
+        if (members[t.leader] == 1) {
+            shared.insert(shared.end(), from, from + o.count);
+            continue;
+        }
+        if (start[t.leader] < 0) {
+            start[t.leader] = o.table;
+            shared.insert(shared.end(), loops[t.leader].entries.begin(), loops[t.leader].entries.end());
+        }
+        o.table = start[t.leader];
+        o.scale = t.factor;
+    }
+    p.tables = std::move(shared);
+}
+
 }  // namespace
 
 ccs_status_t compile(const node &root, program &out) {
     out = program{};
     out.ops = build(root, out.tables);
+    share_tables(out);
     out.size = root.size;
     out.extent = root.extent();
     // Blocks of one element: copies count once, simple loops per iteration.

@@ -23,12 +23,15 @@ struct op {
     int64_t bytes = 0;   // data bytes of one iteration (copy: len)
     uint32_t end = 0;    // one past this op's body (copy: its own index + 1)
     bool loop = false;
-    // Loop: iteration i at disp + tables[table + i] instead of i * stride.
+    // Loop: iteration i at disp + tables[table + i] * scale instead of
+    // i * stride (tables hold offsets divided by their common factor, so
+    // loops over one index list at different element sizes share one).
     // Copy list (not a loop): `count` copies; tables[table + 2k] is copy k's
     // displacement from disp, tables[table + 2k + 1] its length, and
     // tables[table + 2 * count + k] its first byte in the stream (for seeks);
     // len is the list's total.
     int64_t table = -1;
+    int64_t scale = 1;  // table loop: multiplier of its table's entries
 
     bool is_copy() const { return !loop && table < 0; }
     bool is_list() const { return !loop && table >= 0; }

@@ -19,7 +19,7 @@ bool walker::nested_body(uint32_t first, uint32_t end) const {
 void walker::push(uint32_t i, int64_t base, int64_t iter) {
     const op &o = p_.ops[i];
     const int64_t *offsets = o.table >= 0 ? p_.tables.data() + o.table : nullptr;
-    stack_.push_back({i + 1, o.end, o.count, o.stride, offsets, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
+    stack_.push_back({i + 1, o.end, o.count, o.stride, offsets, o.scale, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
                       flat_body(i + 1, o.end), nested_body(i + 1, o.end)});
 }
 
@@ -31,7 +31,7 @@ void walker::seek(int64_t offset) {
     // The elements themselves are the outermost loop.
     const int64_t element = p_.size ? offset / p_.size : 0;
     int64_t off = p_.size ? offset % p_.size : 0;
-    stack_.push_back({0, n, elements_, p_.extent, nullptr, 0, element, 0, n == 1 && p_.ops[0].is_copy(), flat_body(0, n),
+    stack_.push_back({0, n, elements_, p_.extent, nullptr, 1, 0, element, 0, n == 1 && p_.ops[0].is_copy(), flat_body(0, n),
                       nested_body(0, n)});
     for (;;) {
         level &l = stack_.back();
@@ -81,12 +81,12 @@ bool walker::next(run &out) {
             const int64_t *offsets = l.offsets ? l.offsets + l.iter : nullptr;
             const int64_t origin = offsets ? l.base : base;
             if (l.simple) {
-                out = {origin + o.disp, o.len, l.count - l.iter, l.stride, nullptr, 0, offsets};
+                out = {origin + o.disp, o.len, l.count - l.iter, l.stride, nullptr, 0, offsets, l.scale};
             } else if (l.flat) {
-                out = {origin, 0, l.count - l.iter, l.stride, &p_.ops[l.first], l.end - l.first, offsets};
+                out = {origin, 0, l.count - l.iter, l.stride, &p_.ops[l.first], l.end - l.first, offsets, l.scale};
             } else {
                 const op &piece = p_.ops[l.first + 1];
-                out = {origin + o.disp + piece.disp, piece.len, l.count - l.iter, l.stride, nullptr, 0, offsets,
+                out = {origin + o.disp + piece.disp, piece.len, l.count - l.iter, l.stride, nullptr, 0, offsets, l.scale,
                        o.count, o.stride};
             }
             stack_.pop_back();

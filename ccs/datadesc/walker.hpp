@@ -23,6 +23,7 @@ struct run {
     const op *body = nullptr;
     uint32_t body_ops = 0;
     const int64_t *offsets = nullptr;
+    int64_t scale = 1;  // listed offsets are offsets[i] * scale
     // Nested run: each piece is itself inner_count pieces of `len` bytes,
     // inner_stride apart (a loop over a simple loop), when inner_count > 0.
     int64_t inner_count = 0;
@@ -31,7 +32,7 @@ struct run {
     // bytes long (len and stride unused).
     const int64_t *list = nullptr;
 
-    int64_t at(int64_t i) const { return offsets ? offsets[i] : i * stride; }
+    int64_t at(int64_t i) const { return offsets ? offsets[i] * scale : i * stride; }
 };
 
 class walker {
@@ -45,7 +46,8 @@ private:
     struct level {
         uint32_t first, end;  // body op range
         int64_t count, stride;
-        const int64_t *offsets;  // table loop: iteration offsets, else nullptr
+        const int64_t *offsets;  // table loop: iteration offsets / scale, else nullptr
+        int64_t scale;
         int64_t base;            // memory offset of iteration 0
         int64_t iter;
         uint32_t pos;         // next body op
@@ -53,7 +55,7 @@ private:
         bool flat;            // body is copies only
         bool nested;          // body is one strided simple loop
 
-        int64_t iteration_base() const { return base + (offsets ? offsets[iter] : iter * stride); }
+        int64_t iteration_base() const { return base + (offsets ? offsets[iter] * scale : iter * stride); }
     };
     bool flat_body(uint32_t first, uint32_t end) const;
     bool nested_body(uint32_t first, uint32_t end) const;

@@ -300,3 +300,58 @@ TEST(DatadescLayout, TableOfVectorsEveryPieceLength) {
         for (uint8_t v : back) ASSERT_EQ(v, 0) << "a gap was written, len " << len;
     }
 }
+
+// One index list over arrays of different element sizes (a struct of
+// indexed_blocks, as LAMMPS exchanges atoms): the compiled tables are
+// shared, scaled per array. Indices with a common factor and negative ones
+// (before the first) check the scaling; segments from odd offsets check
+// seeking into a scaled table.
+TEST(DatadescLayout, IndexedArraysSharingOneIndexList) {
+    const std::vector<int64_t> index = {40, -6, 18, 2, 30, 8, -2, 24};
+    const int64_t sizes[] = {24, 4, 4, 8, 1};
+    const int64_t picks = static_cast<int64_t>(index.size()), span = 64;
+    std::vector<int64_t> array_at;
+    int64_t at = 8 * 24;  // room for the negative indices of the first array
+    std::vector<ccs_datadesc_t> members;
+    for (int64_t size : sizes) {
+        array_at.push_back(at);
+        at += span * size;
+        ccs_datadesc_t elem = nullptr, member = nullptr;
+        ASSERT_EQ(ccs_datadesc_contiguous(size, CCS_BYTE, &elem), CCS_OK);
+        ASSERT_EQ(ccs_datadesc_indexed_block(picks, 1, index.data(), elem, &member), CCS_OK);
+        ccs_datadesc_free(&elem);
+        members.push_back(member);
+    }
+    const std::vector<int64_t> ones(members.size(), 1);
+    dd_handle all;
+    ASSERT_EQ(ccs_datadesc_struct(static_cast<int64_t>(members.size()), ones.data(), array_at.data(), members.data(),
+                                  all.out()),
+              CCS_OK);
+    for (ccs_datadesc_t &m : members) ccs_datadesc_free(&m);
+    commit(all);
+    std::vector<uint8_t> memory(static_cast<size_t>(at)), expected;
+    for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 13 + 5);
+    for (size_t a = 0; a < array_at.size(); ++a)
+        for (int64_t i : index)
+            for (int64_t b = 0; b < sizes[a]; ++b)
+                expected.push_back(memory[static_cast<size_t>(array_at[a] + i * sizes[a] + b)]);
+    EXPECT_EQ(pack_all(all, memory.data(), 1), expected);
+    std::vector<uint8_t> packed(expected.size(), 0);
+    int64_t offset = 0, done = 0;
+    while (offset < static_cast<int64_t>(packed.size())) {
+        ASSERT_EQ(ccs_datadesc_pack(memory.data(), 1, all, offset, packed.data() + offset, 7, &done), CCS_OK);
+        offset += done;
+    }
+    EXPECT_EQ(packed, expected);
+    std::vector<uint8_t> back(memory.size(), 0);
+    for (offset = 0; offset < static_cast<int64_t>(expected.size()); offset += done)
+        ASSERT_EQ(ccs_datadesc_unpack(expected.data() + offset, 11, back.data(), 1, all, offset, &done), CCS_OK);
+    for (size_t a = 0; a < array_at.size(); ++a)
+        for (int64_t i : index)
+            for (int64_t b = 0; b < sizes[a]; ++b) {
+                const auto where = static_cast<size_t>(array_at[a] + i * sizes[a] + b);
+                ASSERT_EQ(back[where], memory[where]);
+                back[where] = 0;
+            }
+    for (uint8_t v : back) ASSERT_EQ(v, 0) << "a byte outside the arrays was written";
+}
