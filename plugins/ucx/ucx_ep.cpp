@@ -130,7 +130,7 @@ bool state::reachable(int32_t rank) const {
            !peers_[static_cast<size_t>(rank)].address.empty();
 }
 
-ucp_ep_h state::endpoint(peer &p, ccs_plugin_status_t &why) {
+ucp_ep_h state::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     why = CCS_PLUGIN_ERR_PEER_FAILED;
     if (p.failed) return nullptr;
     why = CCS_PLUGIN_ERR_TRANSPORT;

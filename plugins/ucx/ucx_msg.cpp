@@ -44,7 +44,12 @@ std::unique_ptr<send_buffer> state::take_buffer() {
     return b;
 }
 
-// The packet is copied into a buffer of the plugin's: the ABI lets the core
+ccs_plugin_status_t state::send_failed(int32_t rank, ucs_status_t status) const {
+    log(CCS_PLUGIN_LOG_WARN, "ucp_am_send_nbx to rank " + std::to_string(rank) + ": " + ucs_status_string(status));
+    return status_from_ucs(status);
+}
+
+// The packet is gathered into memory of the plugin's: the ABI lets the core
 // reuse its iov on return, while UCX may still be sending from it.
 ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count) {
     peer *to = peer_at(rank);
@@ -58,19 +63,34 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
     size_t total = 0;
     for (size_t i = 0; i < count; ++i) total += iov[i].length;
     if (total == 0 || total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
+    const auto gather = [&](uint8_t *to_bytes) {
+        for (size_t i = 0; i < count; ++i) {
+            std::memcpy(to_bytes, iov[i].base, iov[i].length);
+            to_bytes += iov[i].length;
+        }
+    };
+    ucp_request_param_t rp{};
+    rp.datatype = ucp_dt_make_contig(1);
+    // A small packet UCX can take whole at once (its short protocol copies
+    // it into the transport, which is the latency path): gathered on the
+    // stack and sent with forced immediate completion; no buffer, no request.
+    if (total <= immediate_max) {
+        alignas(8) uint8_t packet[immediate_max];
+        gather(packet);
+        rp.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+        void *r = ucp_am_send_nbx(ep, am_id, &header_rank_, sizeof header_rank_, packet, total, &rp);
+        if (r == nullptr) return CCS_PLUGIN_OK;
+        // UCX returns no request under FORCE_IMM_CMPL: sent, or an error.
+        if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) return send_failed(rank, UCS_PTR_STATUS(r));
+        // No room now, or too long for the short protocol: from a buffer.
+    }
     std::unique_ptr<send_buffer> b = take_buffer();
     b->to = &p;
     b->bytes.resize_for_overwrite(total);
-    size_t at = 0;
-    for (size_t i = 0; i < count; ++i) {
-        std::memcpy(b->bytes.data() + at, iov[i].base, iov[i].length);
-        at += iov[i].length;
-    }
-    ucp_request_param_t rp{};
+    gather(b->bytes.data());
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
     rp.cb.send = callbacks::send_done;
     rp.user_data = b.get();
-    rp.datatype = ucp_dt_make_contig(1);
     void *r = ucp_am_send_nbx(ep, am_id, &header_rank_, sizeof header_rank_, b->bytes.data(), total, &rp);
     if (r == nullptr) {  // sent (or copied by UCX) already
         give_back(std::move(b));
@@ -78,9 +98,7 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
     }
     if (UCS_PTR_IS_ERR(r)) {
         give_back(std::move(b));
-        const ucs_status_t st = UCS_PTR_STATUS(r);
-        log(CCS_PLUGIN_LOG_WARN, "ucp_am_send_nbx to rank " + std::to_string(rank) + ": " + ucs_status_string(st));
-        return status_from_ucs(st);
+        return send_failed(rank, UCS_PTR_STATUS(r));
     }
     // The callback frees the request and returns the buffer (freeing a
     // request before it completes would cancel its callback).
@@ -119,9 +137,7 @@ ccs_plugin_status_t state::send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *
     }
     if (UCS_PTR_IS_ERR(q)) {
         delete r;
-        const ucs_status_t st = UCS_PTR_STATUS(q);
-        log(CCS_PLUGIN_LOG_WARN, "ucp_am_send_nbx to rank " + std::to_string(rank) + ": " + ucs_status_string(st));
-        return status_from_ucs(st);
+        return send_failed(rank, UCS_PTR_STATUS(q));
     }
     return CCS_PLUGIN_IN_PROGRESS;  // the callback frees the request, progress() reports it
 }

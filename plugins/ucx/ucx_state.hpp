@@ -148,6 +148,8 @@ public:
 
     // ucx_msg.cpp: active messages.
     ccs_plugin_status_t send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
+    // Packets up to this size first try UCX's immediate (short) path.
+    static constexpr size_t immediate_max = 256;
     // All but the last iov entry go as the UCP header, the last from the
     // core's memory, unread after the completion (see ccs_plugin_v1.h).
     ccs_plugin_status_t send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token);
@@ -176,7 +178,14 @@ private:
     // The endpoint to `p`, created now if need be; null when the peer has
     // failed (why: PEER_FAILED) or UCX cannot reach it (why: TRANSPORT,
     // the reason logged).
-    ucp_ep_h endpoint(peer &p, ccs_plugin_status_t &why);
+    ucp_ep_h endpoint(peer &p, ccs_plugin_status_t &why) {
+        if (p.ep && !p.failed) [[likely]]  // inline: every send asks
+            return p.ep;
+        return create_endpoint(p, why);
+    }
+    ucp_ep_h create_endpoint(peer &p, ccs_plugin_status_t &why);
+    // Logs a failed ucp_am_send_nbx and maps its status.
+    ccs_plugin_status_t send_failed(int32_t rank, ucs_status_t status) const;
     struct lane_facts {
         bool rma = false;                 // put/get protocols on real RMA lanes
         bool shared_memory_only = false;  // every lane is shm, cma or self
