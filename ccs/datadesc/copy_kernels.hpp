@@ -23,9 +23,23 @@ struct strided {
 };
 struct listed {
     const int64_t *offsets;
+    int64_t operator()(int64_t i) const { return offsets[i]; }
+};
+// A table shared with loops over other element sizes (op.scale): a type of
+// its own, so an unshared table's loop has no multiply per piece.
+struct listed_scaled {
+    const int64_t *offsets;
     int64_t scale;
     int64_t operator()(int64_t i) const { return offsets[i] * scale; }
 };
+
+// Calls copy(at) with the run's placement of pieces.
+template <class Copy>
+inline int64_t with_placement(const run &r, Copy copy) {
+    if (!r.offsets) return copy(strided{r.stride});
+    if (r.scale == 1) return copy(listed{r.offsets});
+    return copy(listed_scaled{r.offsets, r.scale});
+}
 
 template <direction D>
 inline void move(uint8_t *mem, uint8_t *stream, size_t n) {
@@ -321,17 +335,14 @@ int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset,
         if (r.list) {
             n = copy_list<D>(mem, stream, r, left);
         } else if (r.inner_count) {
-            n = r.offsets ? copy_nested<D>(mem, stream, r, listed{r.offsets, r.scale}, left)
-                          : copy_nested<D>(mem, stream, r, strided{r.stride}, left);
+            n = with_placement(r, [&](auto at) { return copy_nested<D>(mem, stream, r, at, left); });
         } else if (r.body) {
-            n = r.offsets ? copy_flat_loop<D>(mem, stream, r, listed{r.offsets, r.scale}, left)
-                          : copy_flat_loop<D>(mem, stream, r, strided{r.stride}, left);
+            n = with_placement(r, [&](auto at) { return copy_flat_loop<D>(mem, stream, r, at, left); });
         } else if (!r.offsets && (r.count == 1 || r.stride == r.len)) {  // one contiguous piece
             n = std::min(left, r.len * r.count);
             move<D>(mem, stream, static_cast<size_t>(n));
         } else {
-            n = r.offsets ? copy_run_pieces<D>(mem, stream, r, listed{r.offsets, r.scale}, left)
-                          : copy_run_pieces<D>(mem, stream, r, strided{r.stride}, left);
+            n = with_placement(r, [&](auto at) { return copy_run_pieces<D>(mem, stream, r, at, left); });
         }
         stream += n;
         left -= n;
