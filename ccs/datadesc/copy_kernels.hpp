@@ -78,7 +78,7 @@ inline void copy_one(uint8_t *mem, uint8_t *stream, int64_t len) {
 // which is what lets a struct-like element run at hand-written speed.
 struct small_body {
     static constexpr int max_moves = 8;
-    int64_t mem_off[max_moves], stream_off[max_moves];
+    int64_t mem_off[max_moves] = {}, stream_off[max_moves] = {};
     int moves = 0;
     int64_t width = 0;
     int64_t bytes = 0;  // stream bytes per iteration
@@ -171,6 +171,23 @@ inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, u
 
 template <direction D, size_t Len, class At>
 inline void copy_fixed(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
+    if constexpr (D == direction::pack && (Len == 4 || Len == 8) && std::is_same_v<At, strided>) {
+        // Pieces close together: gather 16 / Len of them in a register and
+        // store them at once, as a compiler does for a hand loop with a
+        // constant stride; stores, not loads, bound this loop. Far apart,
+        // the loads miss and merging them costs more than it saves.
+        if (at.stride <= 512) {
+            constexpr int64_t group = 16 / Len;
+            int64_t i = 0;
+            for (; i + group <= count; i += group, stream += 16) {
+                uint8_t line[16];
+                for (int64_t g = 0; g < group; ++g) std::memcpy(line + g * Len, mem + at(i + g), Len);
+                std::memcpy(stream, line, 16);
+            }
+            for (; i < count; ++i, stream += Len) std::memcpy(stream, mem + at(i), Len);
+            return;
+        }
+    }
     if constexpr (std::is_same_v<At, strided>) {
         for (int64_t i = 0; i < count; ++i, stream += Len, mem += at.stride) move<D>(mem, stream, Len);
     } else {
@@ -274,11 +291,50 @@ inline uint8_t *copy_fixed_nested(uint8_t *mem, uint8_t *stream, Outer outer, in
     return stream;
 }
 
+// Side by side columns (a matrix transpose): column c, row i at
+// mem + c * Len + i * row_stride, and at stream + c * rows * Len + i * Len.
+// Walking one column touches a slice of every row's line, rows a power of
+// two apart falling into the same cache sets; visiting the Len-byte pieces
+// of 64 / Len columns per row instead moves whole lines, the columns'
+// stream parts read side by side. Copies groups of whole columns; returns
+// how many columns it copied.
+template <direction D, size_t Len>
+inline int64_t copy_column_groups(uint8_t *mem, uint8_t *stream, int64_t columns, int64_t rows, int64_t row_stride) {
+    constexpr int64_t group = 64 / Len;
+    const int64_t per_column = rows * static_cast<int64_t>(Len);
+    int64_t c = 0;
+    for (; c + group <= columns; c += group, mem += group * Len, stream += group * per_column) {
+        uint8_t *m = mem, *s = stream;
+        for (int64_t i = 0; i < rows; ++i, m += row_stride, s += Len)
+            for (int64_t g = 0; g < group; ++g) move<D>(m + g * Len, s + g * per_column, Len);
+    }
+    return c;
+}
+
+// Columns worth grouping: lines apart, at least a group of them.
+inline bool side_by_side_columns(const run &r, int64_t columns) {
+    return !r.offsets && r.stride == r.len && (r.len == 4 || r.len == 8 || r.len == 16 || r.len == 32) &&
+           r.inner_stride >= 64 && columns >= 64 / r.len;
+}
+
 // A nested run: pieces that are each a strided run of inner_count pieces.
 template <direction D, class At>
 inline int64_t copy_nested(uint8_t *mem, uint8_t *stream, const run &r, At at, int64_t budget) {
     const int64_t per_piece = r.inner_count * r.len;
     const int64_t whole = std::min(r.count, budget / per_piece);
+    if (side_by_side_columns(r, whole)) {
+        auto grouped = [&](auto len) {
+            return copy_column_groups<D, decltype(len)::value>(mem, stream, whole, r.inner_count, r.inner_stride);
+        };
+        const int64_t done = r.len == 4    ? grouped(std::integral_constant<size_t, 4>{})
+                             : r.len == 8  ? grouped(std::integral_constant<size_t, 8>{})
+                             : r.len == 16 ? grouped(std::integral_constant<size_t, 16>{})
+                                           : grouped(std::integral_constant<size_t, 32>{});
+        run rest = r;
+        rest.count = r.count - done;
+        return done * per_piece + copy_nested<D>(mem + at(done), stream + done * per_piece, rest, at,
+                                                 budget - done * per_piece);
+    }
     const strided inner{r.inner_stride};
     // Plan the inner pieces once, not once per outer piece.
     small_body b;

@@ -355,3 +355,52 @@ TEST(DatadescLayout, IndexedArraysSharingOneIndexList) {
             }
     for (uint8_t v : back) ASSERT_EQ(v, 0) << "a byte outside the arrays was written";
 }
+
+// A matrix transpose (columns side by side, the kernel that copies groups of
+// columns row by row) and a strided gather of small pieces (the kernel that
+// stores several pieces at once), for every piece length those kernels take,
+// column counts that leave a partial group, and budgets that stop anywhere.
+TEST(DatadescLayout, TransposedColumnsAndCloseSmallPieces) {
+    for (int64_t len : {4, 8, 16, 32}) {
+        for (int64_t columns : {int64_t{3}, 64 / len, 64 / len + 3, 2 * (64 / len) + 1}) {
+            const int64_t rows = 37, row = columns * len + 24;  // rows with a gap after the last column
+            dd_handle column, one, matrix;
+            ASSERT_EQ(ccs_datadesc_vector(rows, len, row, CCS_BYTE, column.out()), CCS_OK);
+            ASSERT_EQ(ccs_datadesc_resized(column, 0, len, one.out()), CCS_OK);
+            ASSERT_EQ(ccs_datadesc_contiguous(columns, one, matrix.out()), CCS_OK);
+            commit(matrix);
+            std::vector<uint8_t> memory(static_cast<size_t>(rows * row)), expected;
+            for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + 3);
+            for (int64_t c = 0; c < columns; ++c)
+                for (int64_t r = 0; r < rows; ++r)
+                    for (int64_t b = 0; b < len; ++b) expected.push_back(memory[static_cast<size_t>(r * row + c * len + b)]);
+            SCOPED_TRACE("len " + std::to_string(len) + ", columns " + std::to_string(columns));
+            EXPECT_EQ(pack_all(matrix, memory.data(), 1), expected);
+            for (int64_t budget : {int64_t{5}, len * rows - 3, 3 * len * rows + 1}) {
+                std::vector<uint8_t> packed(expected.size(), 0), back(memory.size(), 0);
+                int64_t offset = 0, done = 0;
+                for (; offset < static_cast<int64_t>(packed.size()); offset += done)
+                    ASSERT_EQ(ccs_datadesc_pack(memory.data(), 1, matrix, offset, packed.data() + offset, budget, &done),
+                              CCS_OK);
+                EXPECT_EQ(packed, expected);
+                for (offset = 0; offset < static_cast<int64_t>(expected.size()); offset += done)
+                    ASSERT_EQ(ccs_datadesc_unpack(expected.data() + offset, budget, back.data(), 1, matrix, offset, &done),
+                              CCS_OK);
+                for (int64_t r = 0; r < rows; ++r)
+                    for (int64_t b = 0; b < row; ++b) {
+                        const auto at_byte = static_cast<size_t>(r * row + b);
+                        ASSERT_EQ(back[at_byte], b < columns * len ? memory[at_byte] : 0) << "row " << r << " byte " << b;
+                    }
+            }
+        }
+        // Pieces 2 * len apart, an odd count: groups and a remainder.
+        dd_handle close;
+        ASSERT_EQ(ccs_datadesc_vector(41, len, 2 * len, CCS_BYTE, close.out()), CCS_OK);
+        commit(close);
+        std::vector<uint8_t> memory(static_cast<size_t>(82 * len)), expected;
+        for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 5 + 1);
+        for (int64_t i = 0; i < 41; ++i)
+            for (int64_t b = 0; b < len; ++b) expected.push_back(memory[static_cast<size_t>(2 * len * i + b)]);
+        EXPECT_EQ(pack_all(close, memory.data(), 1), expected) << "len " << len;
+    }
+}
