@@ -307,6 +307,7 @@ ccs_status_t compile(const node &root, program &out) {
         if (o.loop) {
             multiplier.push_back(multiplier.back() * o.count);
             ends.push_back(o.end);
+            out.depth = std::max(out.depth, static_cast<uint32_t>(ends.size()));
         } else {
             blocks += multiplier.back() * (o.is_list() ? o.count : 1);
         }

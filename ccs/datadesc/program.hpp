@@ -44,6 +44,7 @@ struct program {
     int64_t size = 0;    // data bytes of one element
     int64_t extent = 0;  // element-to-element distance
     int64_t blocks = 0;  // contiguous blocks of one element after merging
+    uint32_t depth = 1;  // loop levels a walk holds at once, the elements' own included
 
     // Whether `count` elements form one contiguous run (which then starts at
     // ops[0].disp, or is empty).

@@ -4,7 +4,12 @@
 
 namespace ccs::dd {
 
-walker::walker(const program &p, int64_t count) : p_(p), elements_(count) {}
+walker::walker(const program &p, int64_t count) : p_(p), elements_(count), levels_(inline_levels_) {
+    if (p.depth > inline_depth) {
+        heap_levels_ = std::make_unique<level[]>(p.depth);
+        levels_ = heap_levels_.get();
+    }
+}
 
 bool walker::flat_body(uint32_t first, uint32_t end) const {
     for (uint32_t k = first; k < end; ++k)
@@ -19,22 +24,22 @@ bool walker::nested_body(uint32_t first, uint32_t end) const {
 void walker::push(uint32_t i, int64_t base, int64_t iter) {
     const op &o = p_.ops[i];
     const int64_t *offsets = o.table >= 0 ? p_.tables.data() + o.table : nullptr;
-    stack_.push_back({i + 1, o.end, o.count, o.stride, offsets, o.scale, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
-                      flat_body(i + 1, o.end), nested_body(i + 1, o.end)});
+    levels_[depth_++] = {i + 1, o.end, o.count, o.stride, offsets, o.scale, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
+                         flat_body(i + 1, o.end), nested_body(i + 1, o.end)};
 }
 
 void walker::seek(int64_t offset) {
-    stack_.clear();
+    depth_ = 0;
     skip_ = 0;
     entry_ = 0;
     const auto n = static_cast<uint32_t>(p_.ops.size());
     // The elements themselves are the outermost loop.
     const int64_t element = p_.size ? offset / p_.size : 0;
     int64_t off = p_.size ? offset % p_.size : 0;
-    stack_.push_back({0, n, elements_, p_.extent, nullptr, 1, 0, element, 0, n == 1 && p_.ops[0].is_copy(), flat_body(0, n),
-                      nested_body(0, n)});
+    levels_[depth_++] = {0, n, elements_, p_.extent, nullptr, 1, 0, element, 0, n == 1 && p_.ops[0].is_copy(), flat_body(0, n),
+                         nested_body(0, n)};
     for (;;) {
-        level &l = stack_.back();
+        level &l = top();
         const op &o = p_.ops[l.pos];
         const int64_t total = o.total();
         if (off >= total) {  // skip this op whole
@@ -62,14 +67,14 @@ void walker::seek(int64_t offset) {
 }
 
 bool walker::next(run &out) {
-    while (!stack_.empty()) {
-        level &l = stack_.back();
+    while (depth_ > 0) {
+        level &l = top();
         if (l.pos >= l.end) {  // iteration finished
             if (++l.iter < l.count) {
                 l.pos = l.first;
                 continue;
             }
-            stack_.pop_back();
+            --depth_;
             continue;
         }
         const op &o = p_.ops[l.pos];
@@ -89,7 +94,7 @@ bool walker::next(run &out) {
                 out = {origin + o.disp + piece.disp, piece.len, l.count - l.iter, l.stride, nullptr, 0, offsets, l.scale,
                        o.count, o.stride};
             }
-            stack_.pop_back();
+            --depth_;
             return true;
         }
         if (o.is_list()) {

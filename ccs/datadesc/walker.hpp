@@ -7,6 +7,7 @@
 #include "program.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace ccs::dd {
@@ -38,6 +39,8 @@ struct run {
 class walker {
 public:
     walker(const program &p, int64_t count);
+    walker(const walker &) = delete;  // levels_ may point into the walker itself
+    walker &operator=(const walker &) = delete;
     // Positions the walk at stream byte `offset` (< count * size).
     void seek(int64_t offset);
     bool next(run &out);
@@ -61,9 +64,17 @@ private:
     bool nested_body(uint32_t first, uint32_t end) const;
     void push(uint32_t loop_index, int64_t base, int64_t iter);
 
+    level &top() { return levels_[depth_ - 1]; }
+
     const program &p_;
     int64_t elements_;
-    std::vector<level> stack_;
+    // The walk's loop levels: in the walker for usual depths, so a pack of
+    // a few bytes makes no allocation; from the heap for deeper programs.
+    static constexpr uint32_t inline_depth = 6;
+    level inline_levels_[inline_depth];
+    std::unique_ptr<level[]> heap_levels_;
+    level *levels_;
+    uint32_t depth_ = 0;
     int64_t skip_ = 0;   // bytes to skip at the next copy (seek landed inside it)
     int64_t entry_ = 0;  // copy of a copy list the next run starts at (seek landed there)
 };

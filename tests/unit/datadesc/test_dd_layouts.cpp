@@ -404,3 +404,36 @@ TEST(DatadescLayout, TransposedColumnsAndCloseSmallPieces) {
         EXPECT_EQ(pack_all(close, memory.data(), 1), expected) << "len " << len;
     }
 }
+
+// Ten loop levels, more than a walker holds without allocating: packing
+// from any offset with any budget still yields the typemap's bytes.
+TEST(DatadescLayout, DeepLoopNestWalksFromAnyOffset) {
+    std::vector<int64_t> offsets = {0, 3};  // the typemap, level by level
+    dd_handle level;
+    ASSERT_EQ(ccs_datadesc_vector(2, 1, 3, CCS_BYTE, level.out()), CCS_OK);
+    int64_t span = 4;
+    for (int k = 1; k < 10; ++k) {
+        const int64_t stride = span + 1 + k;  // never the inner extent: the loops do not fuse
+        dd_handle outer;
+        ASSERT_EQ(ccs_datadesc_hvector(2, 1, stride, level, outer.out()), CCS_OK);
+        std::swap(level.h, outer.h);  // the inner level lives on inside the outer one
+        std::vector<int64_t> next;
+        for (int64_t i = 0; i < 2; ++i)
+            for (int64_t o : offsets) next.push_back(i * stride + o);
+        offsets = next;
+        span += stride;
+    }
+    commit(level);
+    std::vector<uint8_t> memory(static_cast<size_t>(span)), expected;
+    for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 11 + 7);
+    for (int64_t o : offsets) expected.push_back(memory[static_cast<size_t>(o)]);
+    EXPECT_EQ(pack_all(level, memory.data(), 1), expected);
+    const auto total = static_cast<int64_t>(expected.size());
+    for (int64_t from = 0; from < total; from += 37) {
+        std::vector<uint8_t> part(13, 0);
+        int64_t done = 0;
+        ASSERT_EQ(ccs_datadesc_pack(memory.data(), 1, level, from, part.data(), 13, &done), CCS_OK);
+        ASSERT_EQ(done, std::min<int64_t>(13, total - from));
+        for (int64_t b = 0; b < done; ++b) ASSERT_EQ(part[static_cast<size_t>(b)], expected[static_cast<size_t>(from + b)]);
+    }
+}
