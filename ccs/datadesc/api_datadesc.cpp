@@ -51,9 +51,14 @@ ccs_status_t check(ccs_datadesc_t dd, const char *call, bool need_commit = false
     return check_handle(dd, call, need_commit);
 }
 
-ccs_status_t check_count(int64_t v, const char *call, const char *what) {
-    if (v < 0) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": " + what + " is negative");
-    return CCS_OK;
+[[gnu::cold]] ccs_status_t negative(const char *call, const char *what) {
+    return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": " + what + " is negative");
+}
+
+// Inline with the message out of line: pack and unpack check three counts
+// per call.
+inline ccs_status_t check_count(int64_t v, const char *call, const char *what) {
+    return v < 0 ? negative(call, what) : CCS_OK;
 }
 
 ccs_status_t finish(node_ptr n, ccs_datadesc_t *out) {
