@@ -140,6 +140,8 @@ private:
     ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o);
     // Hands the next packet of `o` to the transport.
     ccs_plugin_status_t send_packet(int target, peer_state &p, outgoing &o);
+    // Counts and reports a send the transport refused; out of line.
+    [[gnu::cold]] ccs_status_t send_failed(int target, const peer_state &p, ccs_plugin_status_t st);
     void finish(outgoing &o, ccs_status_t status);
     void enqueue(int target, peer_state &p, outgoing &&o);
     int push_queue(int target);

@@ -65,22 +65,46 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         return fail(CCS_ERR_NO_TRANSPORT, "no transport reaches rank " + std::to_string(target));
     if (p.failed) return fail(CCS_ERR_PEER_FAILED, "rank " + std::to_string(target) + " has failed: " + failure_);
 
-    outgoing o;
-    o.header.context = ctx.id();
-    o.header.handler = handler;
-    o.header.nargs = static_cast<uint8_t>(nargs);
-    std::copy_n(args, nargs, o.args.begin());
+    wire::header header{};
+    header.context = ctx.id();
+    header.handler = handler;
+    header.nargs = static_cast<uint8_t>(nargs);
     if (ctx.ordered() && p.sequenced) {
-        o.header.flags |= wire::sequenced;
-        o.header.seq = ctx.next_send_seq(target);
+        header.flags |= wire::sequenced;
+        header.seq = ctx.next_send_seq(target);
     }
+    const size_t packet_bytes = sizeof(wire::header) + nargs * sizeof(uint64_t) + length;
+
+    // The latency path: one packet of contiguous bytes, nothing queued
+    // before it, too short to go without a copy. Sent from the stack; only
+    // when the transport has no room does it become an `outgoing`.
+    const bool one_packet = packet_bytes <= p.max_packet && !data.layout && p.queue.empty();
+    if (one_packet && !(has_completion && p.nocopy_min && packet_bytes >= p.nocopy_min)) {
+        alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t)];
+        header.length = static_cast<uint32_t>(length);
+        std::memcpy(head, &header, sizeof header);
+        if (nargs) std::memcpy(head + sizeof header, args, nargs * sizeof(uint64_t));
+        const ccs_plugin_iov_v1_t iov[2] = {{head, sizeof header + nargs * sizeof(uint64_t)}, {bytes, length}};
+        const ccs_plugin_status_t st = p.route->send(target, iov, length ? 2 : 1);
+        if (st == CCS_PLUGIN_OK) {
+            ++stats_.sent;
+            if (has_completion) completions_.push_back({*completion, CCS_OK});
+            return CCS_OK;
+        }
+        if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
+        header.length = 0;  // queued below: write_head sets it per packet
+    }
+
+    outgoing o;
+    o.header = header;
+    std::copy_n(args, nargs, o.args.begin());
     o.data = bytes;
     o.total = length;
     o.layout = data.layout;
     o.layout_count = data.count;
     o.has_completion = has_completion;
     if (has_completion) o.completion = *completion;
-    o.fragmented = sizeof(wire::header) + nargs * sizeof(uint64_t) + length > p.max_packet;
+    o.fragmented = packet_bytes > p.max_packet;
     if (o.fragmented) {
         o.header.flags |= wire::fragment;
         o.message = p.next_message++;
@@ -89,7 +113,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     // With a completion the payload stays untouched until it runs, so a
     // large contiguous message can go from it: no copy on this side.
     if (p.queue.empty() && has_completion && !o.layout && !o.fragmented && p.nocopy_min &&
-        sizeof(wire::header) + nargs * sizeof(uint64_t) + length >= p.nocopy_min) {
+        packet_bytes >= p.nocopy_min) {
         const ccs_plugin_status_t st = send_nocopy(target, p, o);
         if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
             ++stats_.sent;
@@ -98,11 +122,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
             return CCS_OK;
         }
         if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
-        else if (st != CCS_PLUGIN_AGAIN) {
-            ++stats_.send_errors;
-            return fail(status_from_plugin(st), "sending to rank " + std::to_string(target) + " through plugin '" +
-                                                    p.route->name() + "': " + plugin_status_name(st));
-        }
+        else if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
     }
 
     if (p.queue.empty()) {
@@ -110,11 +130,8 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
             const ccs_plugin_status_t st = send_packet(target, p, o);
             if (st == CCS_PLUGIN_AGAIN) break;
             if (st != CCS_PLUGIN_OK) {
+                if (!o.started) return send_failed(target, p, st);
                 ++stats_.send_errors;
-                if (!o.started)
-                    return fail(status_from_plugin(st), "sending to rank " + std::to_string(target) +
-                                                            " through plugin '" + p.route->name() +
-                                                            "': " + plugin_status_name(st));
                 finish(o, status_from_plugin(st));
                 return CCS_OK;
             }
@@ -136,6 +153,12 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     }
     enqueue(target, p, std::move(o));
     return CCS_OK;
+}
+
+ccs_status_t am_engine::send_failed(int target, const peer_state &p, ccs_plugin_status_t st) {
+    ++stats_.send_errors;
+    return fail(status_from_plugin(st), "sending to rank " + std::to_string(target) + " through plugin '" +
+                                            p.route->name() + "': " + plugin_status_name(st));
 }
 
 size_t am_engine::write_head(const outgoing &o, size_t chunk, uint8_t *head) {
