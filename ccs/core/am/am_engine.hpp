@@ -135,6 +135,8 @@ private:
     // Writes the packet head (header, args, fragment header) for the next
     // `chunk` bytes of `o`; returns its size.
     static size_t write_head(const outgoing &o, size_t chunk, uint8_t *head);
+    // Header (its length set to `chunk`) and args; returns their size.
+    static size_t write_packet_head(wire::header h, const uint64_t *args, size_t chunk, uint8_t *head);
     // A whole message from the user's buffer; AGAIN or UNSUPPORTED: use
     // the copying path.
     ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o);

@@ -75,16 +75,17 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     }
     const size_t packet_bytes = sizeof(wire::header) + nargs * sizeof(uint64_t) + length;
 
+    const bool one_packet = packet_bytes <= p.max_packet && !data.layout;
+    // With a completion the payload stays untouched until it runs, so a
+    // large contiguous message can go from it: no copy on this side.
+    const bool nocopy = one_packet && has_completion && p.nocopy_min && packet_bytes >= p.nocopy_min;
+
     // The latency path: one packet of contiguous bytes, nothing queued
-    // before it, too short to go without a copy. Sent from the stack; only
-    // when the transport has no room does it become an `outgoing`.
-    const bool one_packet = packet_bytes <= p.max_packet && !data.layout && p.queue.empty();
-    if (one_packet && !(has_completion && p.nocopy_min && packet_bytes >= p.nocopy_min)) {
+    // before it, not a no-copy send. Sent from the stack; only when the
+    // transport has no room does it become an `outgoing`.
+    if (one_packet && !nocopy && p.queue.empty()) {
         alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t)];
-        header.length = static_cast<uint32_t>(length);
-        std::memcpy(head, &header, sizeof header);
-        if (nargs) std::memcpy(head + sizeof header, args, nargs * sizeof(uint64_t));
-        const ccs_plugin_iov_v1_t iov[2] = {{head, sizeof header + nargs * sizeof(uint64_t)}, {bytes, length}};
+        const ccs_plugin_iov_v1_t iov[2] = {{head, write_packet_head(header, args, length, head)}, {bytes, length}};
         const ccs_plugin_status_t st = p.route->send(target, iov, length ? 2 : 1);
         if (st == CCS_PLUGIN_OK) {
             ++stats_.sent;
@@ -92,7 +93,6 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
             return CCS_OK;
         }
         if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
-        header.length = 0;  // queued below: write_head sets it per packet
     }
 
     outgoing o;
@@ -110,10 +110,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         o.message = p.next_message++;
     }
 
-    // With a completion the payload stays untouched until it runs, so a
-    // large contiguous message can go from it: no copy on this side.
-    if (p.queue.empty() && has_completion && !o.layout && !o.fragmented && p.nocopy_min &&
-        packet_bytes >= p.nocopy_min) {
+    if (nocopy && p.queue.empty()) {
         const ccs_plugin_status_t st = send_nocopy(target, p, o);
         if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
             ++stats_.sent;
@@ -161,18 +158,21 @@ ccs_status_t am_engine::send_failed(int target, const peer_state &p, ccs_plugin_
                                             p.route->name() + "': " + plugin_status_name(st));
 }
 
+size_t am_engine::write_packet_head(wire::header h, const uint64_t *args, size_t chunk, uint8_t *head) {
+    const size_t args_bytes = h.nargs * sizeof(uint64_t);
+    h.length = static_cast<uint32_t>(chunk);
+    std::memcpy(head, &h, sizeof h);
+    if (args_bytes) std::memcpy(head + sizeof h, args, args_bytes);
+    return sizeof h + args_bytes;
+}
+
 size_t am_engine::write_head(const outgoing &o, size_t chunk, uint8_t *head) {
-    const size_t args_bytes = o.header.nargs * sizeof(uint64_t);
-    wire::header h = o.header;
-    size_t head_bytes = sizeof h + args_bytes;
+    size_t head_bytes = write_packet_head(o.header, o.args.data(), chunk, head);
     if (o.fragmented) {
         const wire::fragment_header f{o.message, 0, o.total, o.offset};
         std::memcpy(head + head_bytes, &f, sizeof f);
         head_bytes += sizeof f;
     }
-    h.length = static_cast<uint32_t>(chunk);
-    std::memcpy(head, &h, sizeof h);
-    std::memcpy(head + sizeof h, o.args.data(), args_bytes);
     return head_bytes;
 }
 
