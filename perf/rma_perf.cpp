@@ -4,6 +4,10 @@
 // new value back into rank 0's pong cell, as ucx_perftest's ucp_put_lat
 // does, until rank 0 writes the stop value.
 //   put_latency/8:         put ping-pong; counter one_way = half a round trip
+//   put_latency_passive/8: the target answers a put by a plain store into
+//                          its own memory, which rank 0 reads with gets: it
+//                          makes no CCS call but ccs_progress (an OpenSHMEM
+//                          wait_until), so its progress never sees activity
 //   get_latency/8:         blocking 8-byte get (a round trip)
 //   put_bandwidth/<bytes>: a window of puts of one buffer to one remote
 //                          address (as ucx_perftest does), then wait for all;
@@ -50,7 +54,9 @@ struct shared {
 } g;
 
 // Cells at the start of each window: [0] ping (written by rank 0), [1] pong
-// (written by rank 1); data from offset 4096.
+// (written by rank 1); in window 0 also [8] passive ping (rank 0's put) and
+// [16] its answer (rank 1's own store), a cache line apart; data from
+// offset 4096.
 std::atomic_ref<uint64_t> cell(const window &w, int i) {
     return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(w.memory)[i]);
 }
@@ -68,6 +74,19 @@ void put_latency(benchmark::State &state) {
         ++seq;
         must(ccs_put(g.ctx, 1, &seq, 8, w.peer_base, w.peer_key, nullptr), "put");
         while (cell(w, 1).load(std::memory_order_acquire) != seq) ccs_progress();
+    }
+    state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void put_latency_passive(benchmark::State &state) {
+    const window &w = g.w[0];
+    uint64_t seq = cell(w, 8).load(), answer = 0;
+    for (auto _ : state) {
+        ++seq;
+        must(ccs_put(g.ctx, 1, &seq, 8, w.peer_base + 8 * 8, w.peer_key, nullptr), "put");
+        do must(ccs_get(g.ctx, 1, &answer, 8, w.peer_base + 16 * 8, w.peer_key, nullptr), "get");
+        while (answer != seq);
     }
     state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
@@ -141,6 +160,9 @@ void respond() {
                 must(ccs_put(g.ctx, 0, &seen[i], 8, g.w[i].peer_base + 8, g.w[i].peer_key, nullptr), "echo");
             }
         }
+        const uint64_t passive = cell(g.w[0], 8).load(std::memory_order_acquire);
+        if (passive != cell(g.w[0], 16).load(std::memory_order_relaxed))
+            cell(g.w[0], 16).store(passive, std::memory_order_release);
         ccs_progress();
     }
 }
@@ -185,6 +207,8 @@ int main(int argc, char **argv) {
         for (int64_t which : {0, 1}) {
             const std::string suffix = which ? "_cma" : "";
             benchmark::RegisterBenchmark(("put_latency" + suffix).c_str(), put_latency)->Args({8, which})->UseRealTime();
+            if (!which)
+                benchmark::RegisterBenchmark("put_latency_passive", put_latency_passive)->Args({8})->UseRealTime();
             benchmark::RegisterBenchmark(("get_latency" + suffix).c_str(), get_latency)->Args({8, which})->UseRealTime();
             for (int64_t bytes = 4096; bytes <= (4 << 20); bytes *= 4) {
                 benchmark::RegisterBenchmark(("put_bandwidth" + suffix).c_str(), put_bandwidth)
