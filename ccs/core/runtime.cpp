@@ -261,6 +261,8 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rcache.regions", memory_->stats().regions},
         {"rcache.registered_bytes", memory_->stats().registered_bytes},
         {"rcache.unused_bytes", memory_->stats().unused_bytes},
+        {"progress.yields", backoff_.yields()},
+        {"progress.naps", backoff_.naps()},
         {"transports", wired_.transports.size()},
         {"nodes", wired_.num_nodes},
     };

@@ -75,6 +75,8 @@ TEST(BadInput, NullPointers) {
     EXPECT_EQ(ccs_stats_get(nullptr, &v), CCS_ERR_INVALID_ARG);
     EXPECT_EQ(ccs_stats_get("am.sent", nullptr), CCS_ERR_INVALID_ARG);
     EXPECT_EQ(ccs_stats_get("no.such.statistic", &v), CCS_ERR_NOT_FOUND);
+    EXPECT_EQ(ccs_stats_get("progress.yields", &v), CCS_OK);  // the back-off's counters
+    EXPECT_EQ(ccs_stats_get("progress.naps", &v), CCS_OK);
     EXPECT_EQ(ccs_stats_print(nullptr), CCS_ERR_INVALID_ARG);
     EXPECT_EQ(ccs_info_print(nullptr), CCS_ERR_INVALID_ARG);
     // NULL out-pointer in a collective call: every process takes part, so

@@ -1,32 +1,49 @@
 #include "util/backoff.hpp"
 
+#include <algorithm>
+
 #include <sched.h>
 #include <time.h>
 
 namespace ccs {
-namespace {
-// A message between two cores arrives in well under a microsecond; 512 empty
-// polls are several microseconds, so a ping-pong never reaches the yield.
-constexpr uint32_t spin_polls = 512;
-// Idle this long, a process naps on each idle poll. Long enough that a
-// transfer in progress (a peer copying megabytes) never triggers it.
-constexpr auto nap_after = std::chrono::milliseconds(5);
-constexpr long nap_ns = 20'000;
-}  // namespace
+
+const backoff::system backoff::real_system{
+    &clock::now,
+    [] { sched_yield(); },
+    [] {
+        const timespec ts{0, 20'000};
+        nanosleep(&ts, nullptr);
+    },
+};
 
 void backoff::idle() {
     if (idle_polls_ < spin_polls) {
-        if (++idle_polls_ == spin_polls) idle_since_ = std::chrono::steady_clock::now();
+        if (++idle_polls_ == spin_polls) idle_since_ = sys_.now();
         return;
     }
     ++idle_polls_;
     // Read the clock only now and then: it costs about as much as a poll.
-    if ((idle_polls_ & 63) == 0 && std::chrono::steady_clock::now() - idle_since_ > nap_after) {
-        const timespec ts{0, nap_ns};
-        nanosleep(&ts, nullptr);
+    if (crowded_ && (idle_polls_ & 63) == 0 && sys_.now() - idle_since_ > nap_after) {
+        sys_.nap();
+        ++naps_;
         return;
     }
-    sched_yield();
+    if (polls_to_yield_ > 0) {
+        --polls_to_yield_;
+        return;
+    }
+    yield();
+}
+
+void backoff::yield() {
+    const auto before = sys_.now();
+    sys_.yield();
+    const auto took = sys_.now() - before;
+    ++yields_;
+    quickest_yield_ = std::min(quickest_yield_, took);
+    crowded_ = took > quickest_yield_ * gave_core_away_factor;
+    yield_every_ = crowded_ ? 1 : std::min(yield_every_ * 2, max_yield_every);
+    polls_to_yield_ = yield_every_ - 1;
 }
 
 }  // namespace ccs
