@@ -53,6 +53,7 @@ ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *l
     failed_.assign(n, false);
     to_.assign(n, ring_producer{});
     from_.assign(n, ring_consumer{});
+    polled_.clear();
     if (n < 2) return CCS_PLUGIN_OK;
     const int32_t leader_rank = local_ranks_[0];
     if (!addresses[leader_rank] || lengths[leader_rank] < 1) {
@@ -71,6 +72,7 @@ ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *l
         const int32_t r = local_ranks_[peer];
         if (peer == me_ || !addresses[r] || lengths[r] < 1) continue;
         present_[peer] = true;
+        polled_.push_back(peer);
         to_[peer] = ring_producer(segment_.control(me_, peer), segment_.data(me_, peer), cfg_.ring_capacity);
         from_[peer] = ring_consumer(segment_.control(peer, me_), segment_.data(peer, me_), cfg_.ring_capacity);
     }

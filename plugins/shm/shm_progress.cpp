@@ -33,13 +33,16 @@ void state::check_peers_alive() {
     }
 }
 
+// Called on every ccs_progress, mostly idle: a list of the connected peers
+// and no division, so an idle poll is a load per peer and little else.
 int32_t state::progress() {
-    const auto n = static_cast<uint32_t>(from_.size());
+    const auto n = static_cast<uint32_t>(polled_.size());
     int32_t events = 0;
+    uint32_t at = poll_start_;
     for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t peer = (poll_start_ + i) % n;
-        if (!present_[peer]) continue;
-        if (cfg_.shuffle) {
+        const uint32_t peer = polled_[at];
+        at = at + 1 == n ? 0 : at + 1;
+        if (cfg_.shuffle) [[unlikely]] {
             events += poll_shuffled(peer);
             continue;
         }
@@ -48,7 +51,7 @@ int32_t state::progress() {
             [&](const uint8_t *data, size_t length) { services_.am_deliver(services_.core, source, data, length); },
             batch);
     }
-    if (n) poll_start_ = (poll_start_ + 1) % n;
+    poll_start_ = poll_start_ + 1 >= n ? 0 : poll_start_ + 1;
     if (++polls_since_check_ >= polls_per_clock_read) {
         polls_since_check_ = 0;
         check_peers_alive();

@@ -82,7 +82,8 @@ private:
     std::vector<bool> failed_;           // its process is gone: no more sends
     std::vector<ring_producer> to_;      // indexed by local peer
     std::vector<ring_consumer> from_;
-    uint32_t poll_start_ = 0;            // rotates for fairness
+    std::vector<uint32_t> polled_;       // the present peers' local indices
+    uint32_t poll_start_ = 0;            // index into polled_; rotates for fairness
     uint32_t polls_since_check_ = 0;
     std::chrono::steady_clock::time_point last_check_{};
     // Moves bytes between local and remote segments with process_vm_*v.
