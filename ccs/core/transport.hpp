@@ -87,6 +87,11 @@ public:
         return table().rkey_unpack(state_, peer, buffer, length, rkey);
     }
     void rkey_release(void *rkey) { table().rkey_release(state_, rkey); }
+    // Where the owner's [remote, remote + length) is mapped here, or null.
+    void *rkey_ptr(void *rkey, uint64_t remote, size_t length) {
+        void *local = nullptr;
+        return table().rkey_ptr(state_, rkey, remote, length, &local) == CCS_PLUGIN_OK ? local : nullptr;
+    }
     ccs_plugin_status_t put(int peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
         return table().put(state_, peer, local, nlocal, remote, nremote, rkey, token);

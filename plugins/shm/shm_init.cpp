@@ -77,6 +77,9 @@ ccs_plugin_status_t shm_rkey_unpack(void *p, int32_t peer, const void *buffer, s
     return self(p)->rkey_unpack(peer, buffer, length, rkey);
 }
 void shm_rkey_release(void *p, void *rkey) { self(p)->rkey_release(rkey); }
+ccs_plugin_status_t shm_rkey_ptr(void *p, void *rkey, uint64_t remote, size_t length, void **local) {
+    return self(p)->rkey_ptr(rkey, remote, length, local);
+}
 ccs_plugin_status_t shm_put(void *p, int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t) {
     return self(p)->put(peer, local, nlocal, remote, nremote, rkey);
@@ -108,4 +111,5 @@ extern "C" CCS_PLUGIN_EXPORT const ccs_plugin_v1_t ccs_plugin_v1 = {
     .rkey_release = shm_rkey_release,
     .put = shm_put,
     .get = shm_get,
+    .rkey_ptr = shm_rkey_ptr,
 };

@@ -175,6 +175,12 @@ static uint8_t *mapped(const unpacked_key &k, uint64_t address, size_t length) {
     return k.mapped + (address - k.addr);
 }
 
+ccs_plugin_status_t state::rkey_ptr(void *rkey, uint64_t remote, size_t length, void **local) const {
+    uint8_t *at = rkey ? mapped(*static_cast<unpacked_key *>(rkey), remote, length) : nullptr;
+    *local = at;
+    return at ? CCS_PLUGIN_OK : CCS_PLUGIN_ERR_UNSUPPORTED;
+}
+
 void state::copy(void *to, const void *from, size_t n) {
     const bool deciding = bulk_copy_.chosen() == bulk_copy::method::trial;
     bulk_copy_(to, from, n);

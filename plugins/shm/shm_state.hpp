@@ -58,6 +58,7 @@ public:
     ccs_plugin_status_t rkey_pack(void *memh, void *buffer, size_t *length) const;
     ccs_plugin_status_t rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey);
     void rkey_release(void *rkey);
+    ccs_plugin_status_t rkey_ptr(void *rkey, uint64_t remote, size_t length, void **local) const;
     ccs_plugin_status_t put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey);
     ccs_plugin_status_t get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,

@@ -127,9 +127,9 @@ TEST_P(RmaMemory, PutThenGetEverySizeToTheNextRank) {
     }
 }
 
-TEST(Rma, CallbacksAndCountersAndSyncForms) {
+TEST_P(RmaMemory, CallbacksAndCountersAndSyncForms) {
     scoped_context ctx("rma-completions");
-    window w;
+    window w(GetParam());
     struct tally {
         int calls = 0;
         ccs_status_t last = CCS_ERR_INTERNAL;
@@ -159,9 +159,9 @@ TEST(Rma, CallbacksAndCountersAndSyncForms) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
-TEST(Rma, FenceCompletesEverythingIssuedBefore) {
+TEST_P(RmaMemory, FenceCompletesEverythingIssuedBefore) {
     scoped_context ctx("rma-fence");
-    window w;
+    window w(GetParam());
     std::vector<uint8_t> chunk(4096);
     for (int i = 0; i < 64; ++i) {
         fill_pattern(chunk, static_cast<uint64_t>(rank()), static_cast<uint64_t>(i));
@@ -261,9 +261,9 @@ TEST(Rma, RegistrationCacheCountsHitsNotPluginCalls) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
-TEST(Rma, BadInputIsRefusedAndDamagesNothing) {
+TEST_P(RmaMemory, BadInputIsRefusedAndDamagesNothing) {
     scoped_context ctx("rma-bad-input");
-    window w;
+    window w(GetParam());
     const uint64_t value = 7;
     uint64_t got = 0;
     const ccs_rkey_t k = w.key(right());

@@ -39,6 +39,21 @@ TEST(PluginTable, OpsBeyondTheDeclaredSizeBecomeStubs) {
     EXPECT_EQ(len, 0u);
 }
 
+TEST(PluginTable, APluginBuiltBeforeRkeyPtrKeepsPutAndGetInThePlugin) {
+    // Declared size ends at am_send_nocopy, the op appended before rkey_ptr.
+    ccs_plugin_v1_t older{};
+    std::memset(&older, 0xFF, sizeof older);
+    older.struct_size = offsetof(ccs_plugin_v1_t, rkey_ptr);
+    older.abi_version = CCS_PLUGIN_ABI_VERSION_1;
+    older.name = "older";
+    plugin_table t;
+    std::string why;
+    ASSERT_TRUE(plugin_table_from_v1(older, t, why)) << why;
+    void *local = &older;
+    EXPECT_EQ(t.rkey_ptr(nullptr, nullptr, 0, 8, &local), CCS_PLUGIN_ERR_UNSUPPORTED);
+    EXPECT_EQ(local, nullptr);  // not mapped: the core calls put and get
+}
+
 TEST(PluginTable, NullOpsBecomeStubs) {
     ccs_plugin_v1_t v{};
     v.struct_size = sizeof v;

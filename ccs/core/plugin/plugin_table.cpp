@@ -54,6 +54,10 @@ ccs_plugin_status_t get(void *, int32_t, const ccs_plugin_buffer_v1_t *, size_t,
 ccs_plugin_status_t am_send_nocopy(void *, int32_t, const ccs_plugin_iov_v1_t *, size_t, uint64_t) {
     return CCS_PLUGIN_ERR_UNSUPPORTED;  // the core copies through am_send
 }
+ccs_plugin_status_t rkey_ptr(void *, void *, uint64_t, size_t, void **local) {
+    *local = nullptr;
+    return CCS_PLUGIN_ERR_UNSUPPORTED;  // put and get go through the plugin
+}
 }  // namespace stub
 
 // The operation at `offset` if the plugin's table reaches that far and set
@@ -109,6 +113,7 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     out.get = op_or_stub(v1, offsetof(ccs_plugin_v1_t, get), &ccs_plugin_v1_t::get, stub::get);
     out.am_send_nocopy = op_or_stub(v1, offsetof(ccs_plugin_v1_t, am_send_nocopy), &ccs_plugin_v1_t::am_send_nocopy,
                                     stub::am_send_nocopy);
+    out.rkey_ptr = op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_ptr), &ccs_plugin_v1_t::rkey_ptr, stub::rkey_ptr);
     return true;
 }
 

@@ -113,6 +113,7 @@ private:
         transport *t = nullptr;
         bool implicit = false;
         uint64_t handle = 0;  // the owner's registration
+        uint8_t *mapped = nullptr;  // the region as mapped here (plugin rkey_ptr), or null
     };
     enum class stage { waiting_key, ready, in_flight, done };
     struct request {

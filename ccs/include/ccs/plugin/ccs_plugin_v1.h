@@ -235,6 +235,16 @@ typedef struct ccs_plugin_v1 {
     ccs_plugin_status_t (*am_send_nocopy)(void *state, int32_t peer,
                                           const ccs_plugin_iov_v1_t *iov,
                                           size_t iovcnt, uint64_t token);
+
+    /* ---- direct access (appended) ------------------------------------- */
+
+    /* If the owner's [remote, remote + length) of rkey is mapped into this
+     * process (memory of a peer on this node), *local is where remote sits
+     * here, and loads and stores there are put and get: the core then
+     * copies small operations itself, without a call. The mapping lives
+     * until rkey_release. UNSUPPORTED: not mapped. */
+    ccs_plugin_status_t (*rkey_ptr)(void *state, void *rkey, uint64_t remote,
+                                    size_t length, void **local);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus
