@@ -97,6 +97,22 @@ ccs_status_t with_notify(const char *call, rma_engine::operation &op, uint16_t h
     return CCS_OK;
 }
 
+// A contiguous put or get that the inline mapped path did not take: every
+// check, with its error, then a direct transport call or the general path.
+// Out of line, so ccs_put and ccs_get keep a small frame.
+[[gnu::noinline]] ccs_status_t put_or_get(const char *call, bool put, ccs_context_t handle, int target, void *local,
+                                          size_t length, uint64_t remote, ccs_rkey_t rkey,
+                                          const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        const ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+        if (st != CCS_OK) return st;
+        if (rt->rma().try_direct(*ctx, put, target, local, length, remote, rkey, completion)) return CCS_OK;
+        return submit_contiguous(*rt, *ctx, put, target, local, length, remote, rkey, completion);
+    });
+}
+
 // Issues through `issue` with a private counter and waits for it.
 template <typename Issue>
 ccs_status_t issue_and_wait(runtime &rt, const char *call, Issue issue) {
@@ -222,27 +238,22 @@ ccs_status_t ccs_counter_wait(ccs_counter_t *counter, uint64_t value) {
 
 ccs_status_t ccs_put(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,
                      ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        const ccs_status_t st = check_rma("ccs_put", handle, target, src, length, rt, ctx);
-        if (st != CCS_OK) return st;
-        if (rt->rma().try_direct(*ctx, true, target, const_cast<void *>(src), length, remote_addr, rkey, completion))
-            return CCS_OK;
-        return submit_contiguous(*rt, *ctx, true, target, src, length, remote_addr, rkey, completion);
-    });
+    if (runtime *rt = runtime::current(); rt && rt->contexts().by_handle(handle) &&
+        rt->rma().try_mapped(true, target, const_cast<void *>(src), length, remote_addr, rkey, completion)) {
+        rt->note_activity();
+        return CCS_OK;
+    }
+    return put_or_get("ccs_put", true, handle, target, const_cast<void *>(src), length, remote_addr, rkey, completion);
 }
 
 ccs_status_t ccs_get(ccs_context_t handle, int target, void *dst, size_t length, uint64_t remote_addr,
                      ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        const ccs_status_t st = check_rma("ccs_get", handle, target, dst, length, rt, ctx);
-        if (st != CCS_OK) return st;
-        if (rt->rma().try_direct(*ctx, false, target, dst, length, remote_addr, rkey, completion)) return CCS_OK;
-        return submit_contiguous(*rt, *ctx, false, target, dst, length, remote_addr, rkey, completion);
-    });
+    if (runtime *rt = runtime::current(); rt && rt->contexts().by_handle(handle) &&
+        rt->rma().try_mapped(false, target, dst, length, remote_addr, rkey, completion)) {
+        rt->note_activity();
+        return CCS_OK;
+    }
+    return put_or_get("ccs_get", false, handle, target, dst, length, remote_addr, rkey, completion);
 }
 
 ccs_status_t ccs_put_sync(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,

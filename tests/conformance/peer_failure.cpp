@@ -2,7 +2,9 @@
 // `ccsrun --keep-going`. The survivors must: receive everything it sent
 // before dying, hear of the failure through their error handler within a
 // bounded time, get CCS_ERR_PEER_FAILED for sends to it and for barriers
-// instead of hanging (RMA to it too), and keep talking to each other.
+// instead of hanging (RMA to it too, through implicit keys and through
+// explicit keys of memory the dead process shared with them), and keep
+// talking to each other.
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
 
@@ -23,6 +25,10 @@ struct state {
     int failed_peer = -1;
     uint64_t windows[3] = {0, 0, 0};
     int windows_known = 0;
+    // Everyone's ccs_mem_alloc block and its key (shm maps it here).
+    uint64_t shared[3] = {0, 0, 0};
+    ccs_rkey_t shared_keys[3] = {};
+    int shared_known = 0;
 } g;
 uint64_t g_window[8];
 int failures = 0;
@@ -35,6 +41,11 @@ void on_message(const ccs_am_message_t *m, void *) {
 void on_window(const ccs_am_message_t *m, void *) {
     g.windows[m->source] = m->args[0];
     ++g.windows_known;
+}
+
+void on_shared(const ccs_am_message_t *m, void *) {
+    g.shared[m->source] = m->args[0];
+    if (ccs_rkey_unpack(m->source, m->payload, m->payload_size, &g.shared_keys[m->source]) == CCS_OK) ++g.shared_known;
 }
 
 void on_error(ccs_context_t, ccs_status_t st, int peer, const char *, void *) {
@@ -69,8 +80,8 @@ int main() {
         std::printf("needs 3 processes\n");
         return 1;
     }
-    const ccs_am_handler_entry_t h[2] = {{1, on_message, nullptr}, {2, on_window, nullptr}};
-    const ccs_context_params_t params{sizeof params, 0, "fault", h, 2};
+    const ccs_am_handler_entry_t h[3] = {{1, on_message, nullptr}, {2, on_window, nullptr}, {3, on_shared, nullptr}};
+    const ccs_context_params_t params{sizeof params, 0, "fault", h, 3};
     ccs_context_t ctx;
     CHECK(ccs_context_create(&params, &ctx) == CCS_OK);
     CHECK(ccs_context_set_error_handler(ctx, on_error, nullptr) == CCS_OK);
@@ -81,6 +92,17 @@ int main() {
     const uint64_t mine = reinterpret_cast<uintptr_t>(g_window);
     for (int t = 0; t < size; ++t) CHECK(ccs_am_send(ctx, t, 2, &mine, 1, nullptr, 0, nullptr) == CCS_OK);
     CHECK(progress_for(10, [] { return g.windows_known == 3; }));
+    void *block = nullptr;
+    ccs_mem_t block_mem{};
+    CHECK(ccs_mem_alloc(64, &block, &block_mem) == CCS_OK);
+    static_cast<uint64_t *>(block)[0] = 2000 + static_cast<uint64_t>(rank);
+    uint8_t key[1024];
+    size_t key_length = sizeof key;
+    CHECK(ccs_rkey_pack(block_mem, key, &key_length) == CCS_OK);
+    const uint64_t block_address = reinterpret_cast<uintptr_t>(block);
+    for (int t = 0; t < size; ++t)
+        if (t != rank) CHECK(ccs_am_send(ctx, t, 3, &block_address, 1, key, key_length, nullptr) == CCS_OK);
+    CHECK(progress_for(10, [&] { return g.shared_known == size - 1; }));
     CHECK(ccs_barrier() == CCS_OK);
 
     if (rank == victim) {
@@ -105,9 +127,15 @@ int main() {
     uint64_t word = 0;
     CHECK(ccs_get_sync(ctx, victim, &word, 8, g.windows[victim], CCS_RKEY_IMPLICIT) == CCS_ERR_PEER_FAILED);
     CHECK(ccs_fence(ctx, victim) == CCS_ERR_PEER_FAILED);
+    // Its shared block may still be mapped here; a dead peer's memory is
+    // not written or read all the same.
+    CHECK(ccs_put(ctx, victim, &word, 8, g.shared[victim], g.shared_keys[victim], nullptr) == CCS_ERR_PEER_FAILED);
+    CHECK(ccs_get(ctx, victim, &word, 8, g.shared[victim], g.shared_keys[victim], nullptr) == CCS_ERR_PEER_FAILED);
     // The survivors still talk to each other, messages and RMA alike.
     CHECK(ccs_get_sync(ctx, other, &word, 8, g.windows[other], CCS_RKEY_IMPLICIT) == CCS_OK);
     CHECK(word == 1000 + static_cast<uint64_t>(other));
+    CHECK(ccs_get_sync(ctx, other, &word, 8, g.shared[other], g.shared_keys[other]) == CCS_OK);
+    CHECK(word == 2000 + static_cast<uint64_t>(other));
     CHECK(ccs_am_send(ctx, other, 1, nullptr, 0, nullptr, 0, nullptr) == CCS_OK);
     CHECK(progress_for(10, [] { return g.received_from_survivor >= 1; }));
     uint64_t failed = 0;

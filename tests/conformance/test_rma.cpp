@@ -277,6 +277,20 @@ TEST_P(RmaMemory, BadInputIsRefusedAndDamagesNothing) {
     EXPECT_EQ(ccs_put(ccs_context_t{60000}, right(), &value, 8, w.slot(right(), rank()), k, nullptr),
               CCS_ERR_INVALID_CONTEXT);
     EXPECT_EQ(ccs_put(ctx, right(), nullptr, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_get(ctx, right(), nullptr, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_ARG);
+    ccs_context_t doomed{0};
+    CCS_ASSERT_OK(ccs_context_create(nullptr, &doomed));
+    CCS_ASSERT_OK(ccs_context_destroy(doomed));
+    EXPECT_EQ(ccs_put(doomed, right(), &value, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_CONTEXT);
+    EXPECT_EQ(ccs_get(doomed, right(), &got, 8, w.slot(right(), rank()), k, nullptr), CCS_ERR_INVALID_CONTEXT);
+    // Empty operations are fine anywhere in the region, even at its end,
+    // and complete like any other.
+    ccs_counter_t empty;
+    CCS_ASSERT_OK(ccs_counter_init(&empty));
+    const ccs_completion_t count_empty{nullptr, nullptr, &empty};
+    CCS_EXPECT_OK(ccs_put(ctx, right(), &value, 0, end, k, &count_empty));
+    CCS_EXPECT_OK(ccs_get(ctx, right(), &got, 0, w.slot(right(), rank()), k, &count_empty));
+    CCS_EXPECT_OK(ccs_counter_wait(&empty, 2));
     EXPECT_EQ(ccs_put(ctx, right(), &value, 8, w.slot(right(), rank()), ccs_rkey_t{999999}, nullptr),
               CCS_ERR_INVALID_KEY);
     if (size() > 1) {  // a key used for a rank that did not pack it

@@ -3,7 +3,6 @@
 #include "rma/segments.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
-#include "util/fence.hpp"
 #include "util/log.hpp"
 #include "util/range.hpp"
 
@@ -12,11 +11,6 @@
 
 namespace ccs {
 namespace {
-
-// Operations on a peer's memory mapped here, below this size, are copied by
-// the core without calling the plugin; larger ones go to the plugin, which
-// may pick a faster bulk copy than memcpy (shm times rep movsb from 1 MiB).
-constexpr size_t mapped_copy_limit = size_t{1} << 20;
 
 // "[address, +length)". Built by appending: GCC 12 at -O3 reports a false
 // -Wrestrict overlap for "[" + std::string (its bug 105329).
@@ -81,7 +75,7 @@ ccs_status_t rma_engine::unpack_key(int owner, const void *buffer, size_t length
     k.t = owner == rank_ ? nullptr : route_[static_cast<size_t>(owner)];
     const ccs_status_t st = key_from_contents(c, owner, rank_, k.t, k.plugin_key);
     if (st != CCS_OK) return st;
-    if (k.t && k.plugin_key && k.length > 0)
+    if (k.t && k.plugin_key && k.length > 0 && !am_.peer_has_failed(owner))
         k.mapped = static_cast<uint8_t *>(k.t->rkey_ptr(k.plugin_key, k.base, static_cast<size_t>(k.length)));
     out = ccs_rkey_t{add_key(k)};
     return CCS_OK;
@@ -112,10 +106,6 @@ uint64_t rma_engine::outstanding(uint16_t ctx, int target) const {
     uint64_t all = 0;
     for (uint64_t n : per_target) all += n;
     return all;
-}
-
-bool rma_engine::emulate(int target, bool put) const {
-    return !(native_[static_cast<size_t>(target)] & (put ? native_put_bit : native_get_bit));
 }
 
 void rma_engine::refuse_native(int target) { native_[static_cast<size_t>(target)] = 0; }
@@ -231,14 +221,7 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
     const uint64_t token = next_token_;
     ccs_plugin_status_t st = CCS_PLUGIN_OK;
     if (k.mapped && length < mapped_copy_limit) {  // loads and stores, no plugin call
-        uint8_t *at = k.mapped + (remote - k.base);
-        if (put) {
-            std::memcpy(at, local, length);
-            release_fence();
-        } else {
-            acquire_fence();
-            std::memcpy(local, at, length);
-        }
+        copy_mapped(put, k, local, length, remote);
     } else {
         transport *t = route_[static_cast<size_t>(target)];
         const ccs_plugin_remote_v1_t segment{remote, length};
@@ -252,9 +235,7 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
         if (st != CCS_PLUGIN_OK && st != CCS_PLUGIN_IN_PROGRESS) return false;  // the general path retries or reports
         ++next_token_;
     }
-    ++(put ? stats_.puts : stats_.gets);
-    ++stats_.native;
-    stats_.bytes += length;
+    count_direct(put, length);
     const bool has_completion = wants_completion(completion);
     if (st == CCS_PLUGIN_OK) {
         // A counter alone moves at once; a callback waits for progress.
@@ -384,6 +365,9 @@ void rma_engine::rma_complete(uint64_t token, ccs_plugin_status_t status) {
 }
 
 void rma_engine::peer_failed(int peer) {
+    keys_.for_each([&](uint64_t, remote_key &k) {
+        if (k.owner == peer) k.mapped = nullptr;  // its memory is no longer ours to touch
+    });
     std::vector<uint64_t> doomed;
     for (const auto &[token, r] : requests_)
         if (r.op.target == peer) doomed.push_back(token);

@@ -9,9 +9,12 @@
 
 #include "am/am_engine.hpp"
 #include "context.hpp"
+#include "copy_kernels.hpp"
 #include "memory/memory_registry.hpp"
 #include "transport.hpp"
+#include "util/fence.hpp"
 #include "util/handle_table.hpp"
+#include "util/range.hpp"
 
 #include <ccs/rma.h>
 
@@ -84,6 +87,25 @@ public:
     // The remote segments must lie in the key's region (or, with an
     // implicit key, in one region of the target).
     ccs_status_t submit(context &ctx, operation &&op, ccs_rkey_t rkey, const ccs_completion_t *completion);
+    // The most common case, inline in ccs_put and ccs_get: one piece below
+    // mapped_copy_limit, through an unpacked key whose region is mapped
+    // here, to a live peer, with no callback to run. A copy and a few
+    // counts; false when that does not apply (nothing was done). The
+    // caller has checked the runtime and the context; the key's owner
+    // (checked when unpacked) stands for the target's range.
+    bool try_mapped(bool put, int target, void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
+                    const ccs_completion_t *completion) noexcept {
+        const remote_key *k = keys_.find(rkey.id);
+        // length - 1 wraps for 0: an empty operation takes the general path.
+        if (!k || !k->mapped || k->owner != target || !local || length - 1 >= mapped_copy_limit - 1 ||
+            !range_holds(k->base, k->length, remote, length) || emulate(target, put) ||
+            (completion && completion->callback)) [[unlikely]]
+            return false;
+        copy_mapped(put, *k, local, length, remote);
+        count_direct(put, length);
+        if (completion && completion->counter) ++completion->counter->value;
+        return true;
+    }
     // The common case without building an operation: one contiguous piece,
     // an unpacked key, a transport with native RMA that finishes it at once.
     // False when that does not apply (nothing was done): use submit.
@@ -105,6 +127,12 @@ public:
     const rma_stats &stats() const { return stats_; }
     bool in_callback() const { return depth_ > 0; }
 
+    // Operations on a peer's memory mapped here, below this size, are
+    // copied by the core without calling the plugin; larger ones go to the
+    // plugin, which may pick a faster bulk copy than memcpy (shm times rep
+    // movsb from 1 MiB).
+    static constexpr size_t mapped_copy_limit = size_t{1} << 20;
+
 private:
     struct remote_key {
         int owner = -1;
@@ -113,7 +141,10 @@ private:
         transport *t = nullptr;
         bool implicit = false;
         uint64_t handle = 0;  // the owner's registration
-        uint8_t *mapped = nullptr;  // the region as mapped here (plugin rkey_ptr), or null
+        // The region as mapped here (plugin rkey_ptr), or null. Explicit
+        // keys of live peers only: cleared when the owner fails, so the
+        // inline path needs no failure check of its own.
+        uint8_t *mapped = nullptr;
     };
     enum class stage { waiting_key, ready, in_flight, done };
     struct request {
@@ -145,7 +176,29 @@ private:
     void finish(request &r, ccs_status_t status);
     uint64_t find_implicit(int owner, uint64_t addr, size_t length);  // key id or 0
     uint64_t add_key(const remote_key &k);
-    bool emulate(int target, bool put) const;
+    bool emulate(int target, bool put) const {
+        return !(native_[static_cast<size_t>(target)] & (put ? native_put_bit : native_get_bit));
+    }
+    // A put's bytes into the mapped region (then a release fence), or a
+    // get's out of it (after an acquire fence). The datadesc engine's copy
+    // for one piece, with the region as its stream: small sizes inline.
+    static void copy_mapped(bool put, const remote_key &k, void *local, size_t length, uint64_t remote) {
+        uint8_t *at = k.mapped + (remote - k.base);
+        auto *mem = static_cast<uint8_t *>(local);
+        const auto len = static_cast<int64_t>(length);
+        if (put) {
+            dd::copy_one<dd::direction::pack>(mem, at, len);
+            release_fence();
+        } else {
+            acquire_fence();
+            dd::copy_one<dd::direction::unpack>(mem, at, len);
+        }
+    }
+    void count_direct(bool put, size_t length) {
+        ++(put ? stats_.puts : stats_.gets);
+        ++stats_.native;
+        stats_.bytes += length;
+    }
     void count_outstanding(uint16_t ctx, int target);
     // A direct operation the transport started but did not finish: from
     // here on it is an ordinary request.
