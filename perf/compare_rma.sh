@@ -40,6 +40,7 @@ for round in $(seq "$rounds"); do
         --benchmark_format=csv 2>/dev/null)  # CSV needs the same counters in every benchmark it shows
   record put_lat ccs "$(awk -v s="$(figure "$ccs" put_latency/8/0/real_time last)" 'BEGIN{print s*1e6}')"
   record put_lat cma "$(awk -v s="$(figure "$ccs" put_latency_cma/8/1/real_time last)" 'BEGIN{print s*1e6}')"
+  record put_lat store "$(awk -v s="$(figure "$ccs" store_latency/8/real_time last)" 'BEGIN{print s*1e6}')"
   for bytes in $sizes; do
     for op in put get; do
       record $op/$bytes ccs "$(awk -v b="$(figure "$ccs" ${op}_bandwidth/$bytes/0/real_time 6)" 'BEGIN{print b/1048576}')"
@@ -49,9 +50,13 @@ for round in $(seq "$rounds"); do
   record rcache ccs "$(figure "$ccs" rcache_hit/real_time 3)"
 done
 echo "medians of $rounds rounds (every round in brackets)"
-u=$(median put_lat ucx); c=$(median put_lat ccs); m=$(median put_lat cma)
+u=$(median put_lat ucx); c=$(median put_lat ccs); m=$(median put_lat cma); p=$(median put_lat store)
 awk -v u="$u" -v c="$c" -v m="$m" -v au="$(all put_lat ucx)" -v ac="$(all put_lat ccs)" 'BEGIN{
   printf "put latency 8 B one-way: ucx_perftest %.3f us [%s] | ccs %.3f us [%s] | ccs/ucx %.2f | ccs cma %.3f us\n", u, au, c, ac, c/u, m}'
+# The same ping-pong in CCS's harness with plain stores for the puts: what
+# the harness alone costs, next to ucx_perftest's own loop.
+awk -v u="$u" -v p="$p" -v ap="$(all put_lat store)" 'BEGIN{
+  printf "  plain stores in the CCS harness (store_latency): %.3f us [%s] | stores/ucx %.2f\n", p, ap, p/u}'
 for bytes in $sizes; do
   for op in put get; do
     u=$(median $op/$bytes ucx); c=$(median $op/$bytes ccs); m=$(median $op/$bytes cma)

@@ -8,6 +8,10 @@
 //                          its own memory, which rank 0 reads with gets: it
 //                          makes no CCS call but ccs_progress (an OpenSHMEM
 //                          wait_until), so its progress never sees activity
+//   store_latency/8:       the put ping-pong with ccs_put replaced by a plain
+//                          store into a POSIX shared-memory page (both sides
+//                          still poll with ccs_progress): this harness's
+//                          floor, to tell ccs_put's cost from the harness's
 //   get_latency/8:         blocking 8-byte get (a round trip)
 //   put_bandwidth/<bytes>: a window of puts of one buffer to one remote
 //                          address (as ucx_perftest does), then wait for all;
@@ -31,6 +35,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace {
 
 constexpr uint64_t stop_value = ~0ull;
@@ -51,7 +59,30 @@ struct shared {
     window w[2];  // 0: ccs_mem_alloc, 1: heap + ccs_mem_register
     std::vector<uint8_t> heap = std::vector<uint8_t>(total_bytes, 0);
     int keys = 0;
+    // A page of POSIX shared memory both map (store_latency): [0] ping,
+    // [64] pong, 512 bytes apart.
+    uint64_t *plain = nullptr;
+    int plain_owner_pid = 0;
 } g;
+
+std::string plain_name(int pid) { return "/ccs_perf_rma." + std::to_string(pid); }
+
+uint64_t *map_plain(const std::string &name, bool create) {
+    const int fd = shm_open(name.c_str(), create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
+    if (fd < 0 || (create && ftruncate(fd, 4096) != 0)) {
+        std::perror(name.c_str());
+        std::exit(1);
+    }
+    void *p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        std::perror("mmap");
+        std::exit(1);
+    }
+    return static_cast<uint64_t *>(p);
+}
+
+std::atomic_ref<uint64_t> plain_cell(int i) { return std::atomic_ref<uint64_t>(g.plain[i]); }
 
 // Cells at the start of each window: [0] ping (written by rank 0), [1] pong
 // (written by rank 1); in window 0 also [8] passive ping (rank 0's put) and
@@ -74,6 +105,17 @@ void put_latency(benchmark::State &state) {
         ++seq;
         must(ccs_put(g.ctx, 1, &seq, 8, w.peer_base, w.peer_key, nullptr), "put");
         while (cell(w, 1).load(std::memory_order_acquire) != seq) ccs_progress();
+    }
+    state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void store_latency(benchmark::State &state) {
+    uint64_t seq = plain_cell(64).load();
+    for (auto _ : state) {
+        ++seq;
+        plain_cell(0).store(seq, std::memory_order_release);
+        while (plain_cell(64).load(std::memory_order_acquire) != seq) ccs_progress();
     }
     state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
@@ -160,6 +202,8 @@ void respond() {
                 must(ccs_put(g.ctx, 0, &seen[i], 8, g.w[i].peer_base + 8, g.w[i].peer_key, nullptr), "echo");
             }
         }
+        const uint64_t store = plain_cell(0).load(std::memory_order_acquire);
+        if (store != plain_cell(64).load(std::memory_order_relaxed)) plain_cell(64).store(store, std::memory_order_release);
         const uint64_t passive = cell(g.w[0], 8).load(std::memory_order_acquire);
         if (passive != cell(g.w[0], 16).load(std::memory_order_relaxed))
             cell(g.w[0], 16).store(passive, std::memory_order_release);
@@ -174,6 +218,8 @@ void on_key(const ccs_am_message_t *m, void *) {
     ++g.keys;
 }
 
+void on_plain(const ccs_am_message_t *m, void *) { g.plain_owner_pid = static_cast<int>(m->args[0]); }
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -185,8 +231,8 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "run with two processes: ccsrun -n 2 %s\n", argv[0]);
         return 2;
     }
-    ccs_am_handler_entry_t handlers[] = {{1, on_key, nullptr}};
-    const ccs_context_params_t params{sizeof params, 0, "perf-rma", handlers, 1};
+    ccs_am_handler_entry_t handlers[] = {{1, on_key, nullptr}, {2, on_plain, nullptr}};
+    const ccs_context_params_t params{sizeof params, 0, "perf-rma", handlers, 2};
     must(ccs_context_create(&params, &g.ctx), "context");
     ccs_mem_t mem[2]{};
     void *allocated = nullptr;
@@ -202,13 +248,24 @@ int main(int argc, char **argv) {
         must(ccs_am_send(g.ctx, 1 - rank, 1, args, 2, key, key_len, nullptr), "send key");
     }
     while (g.keys < 2) ccs_progress();
+    if (rank == 0) {
+        g.plain = map_plain(plain_name(getpid()), true);
+        const uint64_t pid = static_cast<uint64_t>(getpid());
+        must(ccs_am_send(g.ctx, 1, 2, &pid, 1, nullptr, 0, nullptr), "send page name");
+    } else {
+        while (g.plain_owner_pid == 0) ccs_progress();
+        g.plain = map_plain(plain_name(g.plain_owner_pid), false);
+    }
     must(ccs_barrier(), "barrier");
+    if (rank == 0) shm_unlink(plain_name(getpid()).c_str());  // both have it mapped
     if (rank == 0) {
         for (int64_t which : {0, 1}) {
             const std::string suffix = which ? "_cma" : "";
             benchmark::RegisterBenchmark(("put_latency" + suffix).c_str(), put_latency)->Args({8, which})->UseRealTime();
-            if (!which)
+            if (!which) {
                 benchmark::RegisterBenchmark("put_latency_passive", put_latency_passive)->Args({8})->UseRealTime();
+                benchmark::RegisterBenchmark("store_latency", store_latency)->Args({8})->UseRealTime();
+            }
             benchmark::RegisterBenchmark(("get_latency" + suffix).c_str(), get_latency)->Args({8, which})->UseRealTime();
             for (int64_t bytes = 4096; bytes <= (4 << 20); bytes *= 4) {
                 benchmark::RegisterBenchmark(("put_bandwidth" + suffix).c_str(), put_bandwidth)
@@ -230,6 +287,7 @@ int main(int argc, char **argv) {
         respond();
     }
     must(ccs_barrier(), "barrier");
+    munmap(g.plain, 4096);
     for (const window &w : g.w) must(ccs_rkey_release(w.peer_key), "release");
     must(ccs_mem_free(mem[0]), "free");
     must(ccs_mem_deregister(mem[1]), "deregister");
