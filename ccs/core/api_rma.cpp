@@ -113,6 +113,18 @@ ccs_status_t with_notify(const char *call, rma_engine::operation &op, uint16_t h
     });
 }
 
+// The inline path of ccs_put and ccs_get (rma_engine::try_mapped), after
+// the two checks it leaves to its caller; false: nothing was done.
+[[gnu::always_inline]] inline bool done_mapped(bool put, ccs_context_t handle, int target, void *local, size_t length,
+                                              uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    runtime *rt = runtime::current();
+    if (!rt || !rt->contexts().by_handle(handle) ||
+        !rt->rma().try_mapped(put, target, local, length, remote, rkey, completion))
+        return false;
+    rt->note_activity();
+    return true;
+}
+
 // Issues through `issue` with a private counter and waits for it.
 template <typename Issue>
 ccs_status_t issue_and_wait(runtime &rt, const char *call, Issue issue) {
@@ -238,21 +250,13 @@ ccs_status_t ccs_counter_wait(ccs_counter_t *counter, uint64_t value) {
 
 ccs_status_t ccs_put(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,
                      ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    if (runtime *rt = runtime::current(); rt && rt->contexts().by_handle(handle) &&
-        rt->rma().try_mapped(true, target, const_cast<void *>(src), length, remote_addr, rkey, completion)) {
-        rt->note_activity();
-        return CCS_OK;
-    }
+    if (done_mapped(true, handle, target, const_cast<void *>(src), length, remote_addr, rkey, completion)) return CCS_OK;
     return put_or_get("ccs_put", true, handle, target, const_cast<void *>(src), length, remote_addr, rkey, completion);
 }
 
 ccs_status_t ccs_get(ccs_context_t handle, int target, void *dst, size_t length, uint64_t remote_addr,
                      ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    if (runtime *rt = runtime::current(); rt && rt->contexts().by_handle(handle) &&
-        rt->rma().try_mapped(false, target, dst, length, remote_addr, rkey, completion)) {
-        rt->note_activity();
-        return CCS_OK;
-    }
+    if (done_mapped(false, handle, target, dst, length, remote_addr, rkey, completion)) return CCS_OK;
     return put_or_get("ccs_get", false, handle, target, dst, length, remote_addr, rkey, completion);
 }
 
