@@ -46,7 +46,11 @@ public:
     // Tells the runtime (error handler) or the log that a message failed.
     void report_error(ccs_status_t status, int peer, const std::string &detail);
 
-    uint32_t next_send_seq(int target) { return send_seq_[static_cast<size_t>(target)]++; }
+    // The sequence number of the next message to `target`. A message takes
+    // it (take_send_seq) only once the transport accepted its first packet:
+    // a send the transport refused leaves no gap the target would wait for.
+    uint32_t next_send_seq(int target) const { return send_seq_[static_cast<size_t>(target)]; }
+    void take_send_seq(int target) { ++send_seq_[static_cast<size_t>(target)]; }
     reorder_buffer<stored_message> &receive_order(int source) {
         return receive_order_[static_cast<size_t>(source)];
     }

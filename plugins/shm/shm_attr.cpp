@@ -42,6 +42,10 @@ bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::str
     const char *deny = services.param_get(services.core, "TEST_DENY_CMA", "0",
                                           "1: test mode, act as if the kernel refused cross-memory attach");
     out.deny_cma = std::string(deny) == "1";
+    const char *refuse = services.param_get(services.core, "TEST_REFUSE_MARKED", "0",
+                                            "1: test mode, refuse every packet ending in \"REFUSED!\" with a "
+                                            "transport error");
+    out.refuse_marked = std::string(refuse) == "1";
     const std::string bulk = services.param_get(services.core, "BULK_COPY", "auto",
                                                 "copies of 1 MiB and more to and from mapped peer memory: auto "
                                                 "(time both ways on the first ones), memcpy or movsb");

@@ -29,9 +29,9 @@ ccs_plugin_status_t shm_query(const ccs_plugin_services_v1_t *services, ccs_plug
     attr->priority = 100;
     attr->am_max_packet = cfg.max_packet;
     std::snprintf(attr->description, sizeof attr->description,
-                  "POSIX shm: SPSC rings of %zu KiB per process pair; put/get by cross-memory attach%s%s",
+                  "POSIX shm: SPSC rings of %zu KiB per process pair; put/get by cross-memory attach%s%s%s",
                   cfg.ring_capacity >> 10, cfg.shuffle ? " (TEST_SHUFFLE)" : "",
-                  cfg.deny_cma ? " (TEST_DENY_CMA)" : "");
+                  cfg.deny_cma ? " (TEST_DENY_CMA)" : "", cfg.refuse_marked ? " (TEST_REFUSE_MARKED)" : "");
     return CCS_PLUGIN_OK;
 }
 

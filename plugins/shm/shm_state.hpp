@@ -18,6 +18,10 @@
 
 namespace ccs::shm {
 
+// The last bytes of a packet that CCS_SHM_TEST_REFUSE_MARKED=1 refuses.
+inline constexpr char refuse_mark[] = "REFUSED!";
+inline constexpr size_t refuse_mark_length = sizeof refuse_mark - 1;
+
 struct config {
     size_t ring_capacity = 256 * 1024;
     size_t max_packet = 32 * 1024;
@@ -28,6 +32,10 @@ struct config {
     // Test mode: behave as if the kernel refused cross-memory attach, so
     // the core's fall-back to active-message RMA runs on real processes.
     bool deny_cma = false;
+    // Test mode: refuse, with a transport error, every packet that ends in
+    // refuse_mark, so the core's handling of a send the transport refuses
+    // runs on real processes (a test picks which messages by their bytes).
+    bool refuse_marked = false;
     bulk_copy::method bulk = bulk_copy::method::trial;
 };
 

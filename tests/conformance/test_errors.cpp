@@ -3,9 +3,11 @@
 #include "harness.hpp"
 
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 using namespace conformance;
 
@@ -232,4 +234,61 @@ TEST(BadInput, InitParamsAndNestedInitFinalize) {
     echo_state state;
     scoped_context ctx("after-nested", {{1, on_echo, &state}});
     expect_still_working(ctx, state);
+}
+
+namespace {
+constexpr char refuse_mark[] = "REFUSED!";  // what shm's CCS_SHM_TEST_REFUSE_MARKED=1 refuses
+struct refused_state {
+    std::vector<uint64_t> next;  // per source: the accepted message expected next
+    uint64_t received = 0, out_of_order = 0, marked = 0;
+};
+void on_accepted(const ccs_am_message_t *m, void *arg) {
+    auto *s = static_cast<refused_state *>(arg);
+    ++s->received;
+    uint64_t &next = s->next[static_cast<size_t>(m->source)];
+    if (m->args[0] != next) ++s->out_of_order;
+    next = m->args[0] + 1;
+    const size_t n = sizeof refuse_mark - 1;
+    if (m->payload_size >= n && std::memcmp(static_cast<const char *>(m->payload) + m->payload_size - n, refuse_mark,
+                                            n) == 0)
+        ++s->marked;
+}
+}  // namespace
+
+// A send the transport refuses returns the transport's error and costs the
+// stream nothing: the messages after it on the same ordered context all
+// arrive, in order (with a transport that does not order, a refused send
+// must not use up a sequence number the target would wait for forever).
+// Needs a transport that refuses on demand: shm's test mode
+// CCS_SHM_TEST_REFUSE_MARKED=1 refuses packets that end in "REFUSED!".
+TEST(BadInput, RefusedSendLosesNothingAfterIt) {
+    const char *mode = std::getenv("CCS_SHM_TEST_REFUSE_MARKED");
+    if (!mode || std::string(mode) != "1" || size() < 2)
+        GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    refused_state state;
+    state.next.assign(static_cast<size_t>(size()), 0);
+    scoped_context ctx("refused-sends", {{1, on_accepted, &state}});
+    const int to = (rank() + 1) % size();
+    constexpr int messages = 300;
+    uint64_t accepted = 0;
+    for (int i = 0; i < messages; ++i) {
+        const bool refuse = i % 7 == 3;
+        const std::string payload = "message " + std::to_string(i) + (refuse ? refuse_mark : "");
+        const uint64_t index = accepted;
+        const ccs_status_t st = ccs_am_send(ctx, to, 1, &index, 1, payload.data(), payload.size(), nullptr);
+        if (refuse) {
+            EXPECT_EQ(st, CCS_ERR_TRANSPORT) << i << ": " << ccs_strerror(st);
+            EXPECT_TRUE(detail_mentions("shm")) << ccs_last_error();
+        } else {
+            EXPECT_EQ(st, CCS_OK) << i << ": " << ccs_strerror(st) << ": " << ccs_last_error();
+            ++accepted;
+        }
+        CCS_EXPECT_OK(ccs_progress());
+    }
+    // Every process sent alike, so each receives what it accepted.
+    EXPECT_TRUE(progress_until([&] { return state.received == accepted; }, 60))
+        << state.received << " of " << accepted;
+    EXPECT_EQ(state.out_of_order, 0u);
+    EXPECT_EQ(state.marked, 0u);
+    CCS_EXPECT_OK(ccs_barrier());
 }

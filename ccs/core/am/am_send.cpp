@@ -69,9 +69,10 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     header.context = ctx.id();
     header.handler = handler;
     header.nargs = static_cast<uint8_t>(nargs);
-    if (ctx.ordered() && p.sequenced) {
+    const bool sequenced = ctx.ordered() && p.sequenced;
+    if (sequenced) {
         header.flags |= wire::sequenced;
-        header.seq = ctx.next_send_seq(target);
+        header.seq = ctx.next_send_seq(target);  // taken below once a packet is accepted
     }
     const size_t packet_bytes = sizeof(wire::header) + nargs * sizeof(uint64_t) + length;
 
@@ -88,6 +89,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         const ccs_plugin_iov_v1_t iov[2] = {{head, write_packet_head(header, args, length, head)}, {bytes, length}};
         const ccs_plugin_status_t st = p.route->send(target, iov, length ? 2 : 1);
         if (st == CCS_PLUGIN_OK) {
+            if (sequenced) ctx.take_send_seq(target);
             ++stats_.sent;
             if (has_completion) completions_.push_back({*completion, CCS_OK});
             return CCS_OK;
@@ -113,6 +115,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     if (nocopy && p.queue.empty()) {
         const ccs_plugin_status_t st = send_nocopy(target, p, o);
         if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
+            if (sequenced) ctx.take_send_seq(target);
             ++stats_.sent;
             ++stats_.sent_nocopy;
             if (st == CCS_PLUGIN_OK) completions_.push_back({*completion, CCS_OK});
@@ -199,6 +202,13 @@ void am_engine::send_complete(uint64_t token, ccs_plugin_status_t status) {
 }
 
 ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &o) {
+    // A sequenced message is numbered by its first packet the transport
+    // accepts (messages to one target leave in queue order, so in order).
+    context *numbered = nullptr;
+    if (!o.started && (o.header.flags & wire::sequenced)) {
+        numbered = contexts_.by_id(o.header.context);
+        if (numbered) o.header.seq = numbered->next_send_seq(target);
+    }
     // header | args | [fragment header] assembled on the stack, payload by iov.
     alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t) +
                             sizeof(wire::fragment_header)];
@@ -217,6 +227,7 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     ccs_plugin_iov_v1_t iov[2] = {{head, head_bytes}, {bytes, chunk}};
     const ccs_plugin_status_t st = p.route->send(target, iov, chunk ? 2 : 1);
     if (st == CCS_PLUGIN_OK) {
+        if (numbered) numbered->take_send_seq(target);
         o.offset += chunk;
         o.started = true;
         if (o.fragmented) ++stats_.fragments_sent;
