@@ -19,8 +19,8 @@ void context::report_error(ccs_status_t status, int peer, const std::string &det
     }
     const std::string text = ccs_strerror(status);
     const std::string status_name = text.substr(0, text.find(':'));
-    log_message(log_level::warn, "context '" + name_ + "' (" + std::to_string(id_) + "): message from rank " +
-                                     std::to_string(peer) + " dropped: " + detail + " (" + status_name + ")");
+    log_message(log_level::warn,
+                "context '" + name_ + "' (" + std::to_string(id_) + "): " + detail + " (" + status_name + ")");
 }
 
 ccs_status_t context_table::create(uint64_t flags, const char *name, int nprocs, context *&out) {

@@ -241,7 +241,13 @@ constexpr char refuse_mark[] = "REFUSED!";  // what shm's CCS_SHM_TEST_REFUSE_MA
 struct refused_state {
     std::vector<uint64_t> next;  // per source: the accepted message expected next
     uint64_t received = 0, out_of_order = 0, marked = 0;
+    uint64_t reported = 0, reported_wrong = 0;  // error handler calls, of them with an unexpected status
 };
+void on_refused(ccs_context_t, ccs_status_t st, int, const char *, void *arg) {
+    auto *s = static_cast<refused_state *>(arg);
+    ++s->reported;
+    if (st != CCS_ERR_TRANSPORT) ++s->reported_wrong;
+}
 void on_accepted(const ccs_am_message_t *m, void *arg) {
     auto *s = static_cast<refused_state *>(arg);
     ++s->received;
@@ -268,6 +274,7 @@ TEST(BadInput, RefusedSendLosesNothingAfterIt) {
     refused_state state;
     state.next.assign(static_cast<size_t>(size()), 0);
     scoped_context ctx("refused-sends", {{1, on_accepted, &state}});
+    CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_refused, &state));
     const int to = (rank() + 1) % size();
     constexpr int messages = 300;
     uint64_t accepted = 0;
@@ -288,6 +295,52 @@ TEST(BadInput, RefusedSendLosesNothingAfterIt) {
     // Every process sent alike, so each receives what it accepted.
     EXPECT_TRUE(progress_until([&] { return state.received == accepted; }, 60))
         << state.received << " of " << accepted;
+    EXPECT_EQ(state.out_of_order, 0u);
+    EXPECT_EQ(state.marked, 0u);
+    EXPECT_EQ(state.reported, 0u);  // each refusal was the caller's to see
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+// The same when the refusal comes later: a burst larger than the transport
+// holds is queued (ccs_am_send returns CCS_OK), and the marked messages in
+// the queue are refused as progress pushes them. Each such refusal reaches
+// the context's error handler, and the rest still arrive, in order.
+TEST(BadInput, RefusedQueuedSendIsReportedAndLosesNothingAfterIt) {
+    const char *mode = std::getenv("CCS_SHM_TEST_REFUSE_MARKED");
+    if (!mode || std::string(mode) != "1" || size() < 2)
+        GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    refused_state state;
+    state.next.assign(static_cast<size_t>(size()), 0);
+    scoped_context ctx("refused-queued-sends", {{1, on_accepted, &state}});
+    CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_refused, &state));
+    CCS_ASSERT_OK(ccs_barrier());
+    const int to = (rank() + 1) % size();
+    constexpr int messages = 400;  // 8 KiB each, 3.2 MB: more than a ring holds, less than the queue limit
+    const uint64_t queued_before = stat("am.queued");
+    uint64_t accepted = 0, marked = 0, refused_at_once = 0;
+    std::vector<uint8_t> payload(8192, 0x5a);
+    for (int i = 0; i < messages; ++i) {
+        const bool refuse = i % 5 == 2;
+        std::memcpy(payload.data() + payload.size() - (sizeof refuse_mark - 1), refuse ? refuse_mark : "accepted",
+                    sizeof refuse_mark - 1);
+        const uint64_t index = accepted;
+        const ccs_status_t st = ccs_am_send(ctx, to, 1, &index, 1, payload.data(), payload.size(), nullptr);
+        if (refuse) {
+            ++marked;
+            EXPECT_TRUE(st == CCS_OK || st == CCS_ERR_TRANSPORT) << i << ": " << ccs_strerror(st);
+            if (st == CCS_ERR_TRANSPORT) ++refused_at_once;
+        } else {
+            EXPECT_EQ(st, CCS_OK) << i << ": " << ccs_strerror(st) << ": " << ccs_last_error();
+            ++accepted;
+        }
+    }
+    EXPECT_GT(stat("am.queued"), queued_before);  // the burst did queue
+    EXPECT_TRUE(progress_until([&] { return state.received == accepted && state.reported + refused_at_once == marked; },
+                               60))
+        << state.received << " of " << accepted << " received, " << state.reported << " + " << refused_at_once
+        << " of " << marked << " refusals seen";
+    EXPECT_GT(state.reported, 0u);  // some refusals came from the queue
+    EXPECT_EQ(state.reported_wrong, 0u);
     EXPECT_EQ(state.out_of_order, 0u);
     EXPECT_EQ(state.marked, 0u);
     CCS_EXPECT_OK(ccs_barrier());

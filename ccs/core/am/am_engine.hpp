@@ -145,6 +145,10 @@ private:
     // Counts and reports a send the transport refused; out of line.
     [[gnu::cold]] ccs_status_t send_failed(int target, const peer_state &p, ccs_plugin_status_t st);
     void finish(outgoing &o, ccs_status_t status);
+    // A queued message the transport refused: its completion hears of it,
+    // or, without one, the context's error handler (the caller was told
+    // CCS_OK when it was queued).
+    [[gnu::cold]] void queued_send_refused(int target, const peer_state &p, outgoing &o, ccs_plugin_status_t st);
     void enqueue(int target, peer_state &p, outgoing &&o);
     int push_queue(int target);
 

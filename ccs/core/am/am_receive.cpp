@@ -105,7 +105,8 @@ void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint6
     if (handler >= CCS_AM_MAX_HANDLERS || !ctx.handler(handler).fn) {
         ++stats_.unknown_handler;
         ctx.report_error(CCS_ERR_UNKNOWN_HANDLER, source,
-                         "no handler registered under id " + std::to_string(handler));
+                         "message from rank " + std::to_string(source) +
+                             " dropped: no handler registered under id " + std::to_string(handler));
     } else {
         const context::handler_slot slot = ctx.handler(handler);
         const ccs_am_message_t m{ctx.handle(), source, handler, nargs, args, payload, length};

@@ -243,6 +243,22 @@ void am_engine::finish(outgoing &o, ccs_status_t status) {
     if (o.has_completion) completions_.push_back({o.completion, status});
 }
 
+void am_engine::queued_send_refused(int target, const peer_state &p, outgoing &o, ccs_plugin_status_t st) {
+    ++stats_.send_errors;
+    const ccs_status_t status = status_from_plugin(st);
+    if (!o.has_completion) {
+        if (context *ctx = contexts_.by_id(o.header.context)) {
+            ++depth_;  // error handlers run like callbacks
+            ctx->report_error(status, target,
+                              "message to rank " + std::to_string(target) + " (handler " +
+                                  std::to_string(o.header.handler) + ") refused by plugin '" + p.route->name() +
+                                  "': " + plugin_status_name(st) + (o.started ? " after part of it was sent" : ""));
+            --depth_;
+        }
+    }
+    finish(o, status);
+}
+
 void am_engine::enqueue(int target, peer_state &p, outgoing &&o) {
     o.queued = true;
     if (context *ctx = contexts_.by_id(o.header.context)) ++ctx->queued_sends;
@@ -263,8 +279,7 @@ int am_engine::push_queue(int target) {
         if (st == CCS_PLUGIN_AGAIN) break;
         ++events;
         if (st != CCS_PLUGIN_OK) {
-            ++stats_.send_errors;
-            finish(o, status_from_plugin(st));
+            queued_send_refused(target, p, o, st);
             p.queue.pop_front();
             continue;
         }

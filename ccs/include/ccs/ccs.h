@@ -152,8 +152,11 @@ CCS_API ccs_status_t ccs_context_destroy(ccs_context_t context);
 
 /* Called at the target when a message cannot be delivered (unknown handler:
  * CCS_ERR_UNKNOWN_HANDLER), and on every process when a peer fails
- * (CCS_ERR_PEER_FAILED; its queued sends complete with that status). The
- * process keeps running. Without a handler, the problem is logged. */
+ * (CCS_ERR_PEER_FAILED; its queued sends complete with that status). Also
+ * at the sender when the transport refuses a message that ccs_am_send had
+ * queued (it returned CCS_OK) and that has no completion to tell: peer is
+ * the target, status the transport's error. The process keeps running.
+ * Without a handler, the problem is logged. */
 typedef void (*ccs_error_handler_fn)(ccs_context_t context, ccs_status_t status,
                                      int peer, const char *detail, void *arg);
 CCS_API ccs_status_t ccs_context_set_error_handler(ccs_context_t context,
