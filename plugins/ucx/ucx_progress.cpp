@@ -24,14 +24,18 @@ int32_t state::progress() {
     // The core polls again at once while there are events.
     int32_t events = static_cast<int32_t>(ucp_worker_progress(worker_));
     if (!waiting_rendezvous_.empty()) start_rendezvous();
-    while (!arrivals_.empty()) {
-        arrival a = std::move(arrivals_.front());
-        arrivals_.pop_front();
-        const void *bytes = a.ucx_data ? a.ucx_data : static_cast<const void *>(a.copy->data());
-        services_.am_deliver(services_.core, a.source, bytes, a.length);
-        if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
-        else give_back(std::move(a.copy));
-        ++events;
+    if (!arrivals_.empty()) {
+        // Taken out first: what a delivery sets off may record more.
+        std::vector<arrival> batch;
+        batch.swap(arrivals_);
+        for (arrival &a : batch) {
+            services_.am_deliver(services_.core, a.source, a.bytes(), a.length);
+            if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
+            else if (a.copy) give_back(std::move(a.copy));
+        }
+        events += static_cast<int32_t>(batch.size());
+        batch.clear();
+        if (arrivals_.empty()) arrivals_.swap(batch);  // keep the capacity
     }
     events += drain(finished_sends_, [&](uint64_t token, ucs_status_t status) {
         services_.am_send_complete(services_.core, token, status_from_ucs(status));

@@ -94,10 +94,21 @@ struct send_buffer {
 // delivered (the ABI delivers from progress(), and UCX forbids re-entering
 // the worker from its callbacks).
 struct arrival {
+    // Small packets are copied into the arrival itself: no buffer to take
+    // from the pool and give back on the latency path.
+    static constexpr size_t inline_max = 256;
+
     int32_t source = -1;
-    void *ucx_data = nullptr;              // UCX-owned (persistent) data, or null
-    std::unique_ptr<byte_buffer> copy;     // otherwise the bytes (from a pool)
     size_t length = 0;
+    void *ucx_data = nullptr;           // data UCX let us keep (released after delivery), or null
+    size_t ucx_offset = 0;              // where the packet starts in it
+    std::unique_ptr<byte_buffer> copy;  // else a copy in a pooled buffer, or null
+    alignas(8) uint8_t inline_bytes[inline_max];  // else here
+
+    const void *bytes() const {
+        if (ucx_data) return static_cast<const uint8_t *>(ucx_data) + ucx_offset;
+        return copy ? copy->data() : inline_bytes;
+    }
 };
 
 // A rendezvous packet UCX announced, not yet being fetched.
@@ -200,6 +211,13 @@ private:
     // `head`: bytes that precede the data in the packet (no-copy sends).
     void on_arrival(int32_t source, const uint8_t *head, size_t head_length, void *data, size_t length,
                     const ucp_am_recv_param_t *param, bool &keep);
+    // A packet sent without a UCP header: the sender's rank, then the packet.
+    void on_small_arrival(void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep);
+    // Records an eager packet at data + offset: a small one copied into
+    // the arrival, a larger one kept where UCX allows it (keep = true:
+    // released after delivery), else copied into a pooled buffer.
+    void keep_or_copy(int32_t source, void *data, size_t offset, size_t length, const ucp_am_recv_param_t *param,
+                      bool &keep);
     void on_send_done(send_buffer *b);
     void on_rma_piece_done(rma_request *r, ucs_status_t status);
     // Issues the pieces of a put or get; see ucx_rma.cpp.
@@ -235,7 +253,9 @@ private:
     std::vector<std::unique_ptr<send_buffer>> spare_buffers_;
     std::vector<std::unique_ptr<byte_buffer>> spare_receive_buffers_;
     size_t spare_send_bytes_ = 0, spare_receive_bytes_ = 0;
-    std::deque<arrival> arrivals_;
+    // Filled by UCX callbacks, emptied by progress(); a vector whose
+    // capacity is reused, so a small arrival allocates nothing.
+    std::vector<arrival> arrivals_;
     std::deque<pending_rendezvous> waiting_rendezvous_;
     int active_rendezvous_ = 0;
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
