@@ -238,8 +238,14 @@ TEST(BadInput, InitParamsAndNestedInitFinalize) {
 
 namespace {
 constexpr char refuse_mark[] = "REFUSED!";  // what shm's CCS_SHM_TEST_REFUSE_MARKED=1 refuses
+// Whether this job runs over shm refusing marked packets, with a peer.
+bool refusing_transport() {
+    const char *mode = std::getenv("CCS_SHM_TEST_REFUSE_MARKED");
+    return mode && std::string(mode) == "1" && size() >= 2;
+}
 struct refused_state {
-    std::vector<uint64_t> next;  // per source: the accepted message expected next
+    // Per source: the index of the accepted message expected next.
+    std::vector<uint64_t> next = std::vector<uint64_t>(static_cast<size_t>(size()), 0);
     uint64_t received = 0, out_of_order = 0, marked = 0;
     uint64_t reported = 0, reported_wrong = 0;  // error handler calls, of them with an unexpected status
 };
@@ -268,11 +274,8 @@ void on_accepted(const ccs_am_message_t *m, void *arg) {
 // Needs a transport that refuses on demand: shm's test mode
 // CCS_SHM_TEST_REFUSE_MARKED=1 refuses packets that end in "REFUSED!".
 TEST(BadInput, RefusedSendLosesNothingAfterIt) {
-    const char *mode = std::getenv("CCS_SHM_TEST_REFUSE_MARKED");
-    if (!mode || std::string(mode) != "1" || size() < 2)
-        GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
     refused_state state;
-    state.next.assign(static_cast<size_t>(size()), 0);
     scoped_context ctx("refused-sends", {{1, on_accepted, &state}});
     CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_refused, &state));
     const int to = (rank() + 1) % size();
@@ -306,11 +309,8 @@ TEST(BadInput, RefusedSendLosesNothingAfterIt) {
 // the queue are refused as progress pushes them. Each such refusal reaches
 // the context's error handler, and the rest still arrive, in order.
 TEST(BadInput, RefusedQueuedSendIsReportedAndLosesNothingAfterIt) {
-    const char *mode = std::getenv("CCS_SHM_TEST_REFUSE_MARKED");
-    if (!mode || std::string(mode) != "1" || size() < 2)
-        GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
     refused_state state;
-    state.next.assign(static_cast<size_t>(size()), 0);
     scoped_context ctx("refused-queued-sends", {{1, on_accepted, &state}});
     CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_refused, &state));
     CCS_ASSERT_OK(ccs_barrier());
