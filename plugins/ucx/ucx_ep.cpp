@@ -79,9 +79,9 @@ ccs_plugin_status_t state::init() {
     hp.cb = callbacks::am_arrived;
     hp.arg = this;
     // Whole messages. Not UCP_AM_FLAG_PERSISTENT_DATA: with it UCX 1.13
-    // copies every eager arrival out of its transport buffer (0.15 us per
-    // hop over posix in a bare UCP ping-pong); data UCX offers to keep is
-    // kept anyway (see keep_or_copy).
+    // copies every eager arrival out of its transport buffer, where the
+    // plugin copies a small one once into its own record and keeps a larger
+    // one where UCX offers to (see keep_or_copy).
     hp.flags = UCP_AM_FLAG_WHOLE_MSG;
     st = ucp_worker_set_am_recv_handler(worker_, &hp);
     if (st != UCS_OK) {
