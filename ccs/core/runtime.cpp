@@ -6,6 +6,8 @@
 #include "util/params.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace ccs {
 namespace {
@@ -88,6 +90,14 @@ ccs_status_t runtime::start() {
     if (!parse_size(limit, queue_limit))
         return fail(CCS_ERR_INVALID_ARG, "CCS_AM_QUEUE_LIMIT='" + limit + "' is not a size (e.g. 8M)");
 
+    // Test mode: the last rank pauses in every barrier after its first
+    // round's message, so a test can let the others finish first.
+    const std::string pause = param_get("CCS_TEST_BARRIER_PAUSE_MS", "0", "");
+    size_t pause_ms = 0;
+    if (!parse_size(pause, pause_ms) || pause_ms > 60000)
+        return fail(CCS_ERR_INVALID_ARG, "CCS_TEST_BARRIER_PAUSE_MS='" + pause + "' is not a number of ms up to 60000");
+    if (rank_ == size_ - 1) barrier_pause_ = std::chrono::milliseconds(pause_ms);
+
     context *internal = nullptr;
     st = contexts_.create(0, "ccs-internal", size_, internal);
     if (st != CCS_OK) return st;
@@ -161,24 +171,43 @@ void runtime::barrier_handler(const ccs_am_message_t *message, void *arg) {
     self->barrier_flags_[epoch & 1][round] |= message->args[2];
 }
 
+// Dissemination barrier that survives failed peers without hanging and
+// without blaming peers that finished: each round waits for the message
+// from its source or for that source to fail, and always goes on to send
+// the next round, carrying `missing_flag` once a source failed first. So
+// every live process completes all rounds, and the flag reaches everyone
+// whose result depended on a missing process. A process that sent all its
+// rounds and then exited (as after ccs_finalize, while slower processes
+// still wait) is not missing: stopping at any failure, as this did before,
+// made a slow process's ccs_finalize fail when a fast one had left.
 ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
+    constexpr uint64_t missing_flag = uint64_t{1} << 63;  // callers use the low bits
     const uint64_t epoch = barrier_epoch_++;
     context &internal = *contexts_.by_id(context_table::internal_id);
     auto &arrived = barrier_arrived_[epoch & 1];
     auto &seen = barrier_flags_[epoch & 1];
-    for (uint64_t round = 0, distance = 1; distance < static_cast<uint64_t>(size_); ++round, distance <<= 1) {
-        const int to = static_cast<int>((static_cast<uint64_t>(rank_) + distance) % static_cast<uint64_t>(size_));
+    const auto n = static_cast<uint64_t>(size_), me = static_cast<uint64_t>(rank_);
+    for (uint64_t round = 0, distance = 1; distance < n; ++round, distance <<= 1) {
+        const int to = static_cast<int>((me + distance) % n), from = static_cast<int>((me + n - distance) % n);
         const uint64_t args[3] = {epoch, round, flags};
         const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 3, nullptr, 0, nullptr);
-        if (st != CCS_OK) return st;
-        progress_until([&] { return arrived[round] > 0 || am_->any_peer_failed(); });
-        if (arrived[round] == 0)
-            return fail(CCS_ERR_PEER_FAILED, "barrier: " + am_->failure());
+        if (st == CCS_ERR_PEER_FAILED) flags |= missing_flag;
+        else if (st != CCS_OK) return st;
+        if (round == 0 && barrier_pause_.count() > 0) [[unlikely]]
+            std::this_thread::sleep_for(barrier_pause_);
+        progress_until([&] { return arrived[round] > 0 || am_->peer_has_failed(from); });
+        if (arrived[round] == 0) {
+            flags |= missing_flag;
+            continue;
+        }
         --arrived[round];
         flags |= seen[round];
         seen[round] = 0;
     }
-    if (all_flags) *all_flags = flags;
+    if (all_flags) *all_flags = flags & ~missing_flag;
+    if (flags & missing_flag)
+        return fail(CCS_ERR_PEER_FAILED, "barrier: " + (am_->any_peer_failed() ? am_->failure()
+                                                                               : "a failed process did not take part"));
     return CCS_OK;
 }
 

@@ -14,6 +14,7 @@
 #include <ccs/ccs.h>
 
 #include <array>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -84,6 +85,7 @@ private:
     // Dissemination barrier: arrivals per (epoch parity, round). A peer can
     // be at most one barrier ahead, so two epochs suffice.
     uint64_t barrier_epoch_ = 0;
+    std::chrono::milliseconds barrier_pause_{0};  // CCS_TEST_BARRIER_PAUSE_MS, last rank only
     std::array<std::array<uint32_t, 32>, 2> barrier_arrived_{};
     std::array<std::array<uint64_t, 32>, 2> barrier_flags_{};
 };
