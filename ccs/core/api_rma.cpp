@@ -222,6 +222,17 @@ ccs_status_t ccs_rkey_release(ccs_rkey_t rkey) {
     });
 }
 
+ccs_status_t ccs_rkey_ptr(ccs_rkey_t rkey, uint64_t remote_addr, size_t length, void **ptr) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_rkey_ptr");
+        if (!rt) return st;
+        if (!ptr) return fail(CCS_ERR_INVALID_ARG, "ccs_rkey_ptr: ptr is NULL");
+        *ptr = nullptr;
+        return rt->rma().mapped_address(rkey, remote_addr, length, *ptr);
+    });
+}
+
 ccs_status_t ccs_counter_init(ccs_counter_t *counter) {
     if (!counter) return fail(CCS_ERR_INVALID_ARG, "ccs_counter_init: counter is NULL");
     *counter = ccs_counter_t{0, 0, CCS_OK};

@@ -179,6 +179,59 @@ TEST_P(RmaMemory, FenceCompletesEverythingIssuedBefore) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
+// ccs_rkey_ptr: a pointer where the owner's memory is mapped here, loads
+// and stores through it are the owner's bytes; NULL where it is not mapped
+// (registered heap memory always; everything over UCX, which maps nothing).
+TEST_P(RmaMemory, KeyPointerIsTheOwnersMemoryOrNull) {
+    scoped_context ctx("rma-key-pointer");
+    window w(GetParam());
+    const char *transport = std::getenv("CCS_TRANSPORT"), *deny = std::getenv("CCS_SHM_TEST_DENY_CMA");
+    const std::string only = transport ? transport : "";
+    // shm maps a peer's ccs_mem_alloc block unless it acts as if the
+    // kernel refused it access to other processes.
+    const bool shm_maps = only == "shm" && !(deny && std::string(deny) == "1");
+    void *p = &p;
+    CCS_ASSERT_OK(ccs_rkey_ptr(w.key(right()), w.slot(right(), rank()), 8, &p));
+    if (size() == 1) {
+        EXPECT_EQ(p, reinterpret_cast<void *>(w.slot(rank(), rank())));  // its own memory
+    } else if (!GetParam() || only == "ucx") {
+        EXPECT_EQ(p, nullptr);
+    } else if (shm_maps) {
+        EXPECT_NE(p, nullptr);
+    }
+    const uint64_t mine = 0x5150000000000000ull + static_cast<uint64_t>(rank());
+    if (p) std::memcpy(p, &mine, 8);
+    else CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &mine, 8, w.slot(right(), rank()), w.key(right())));
+    CCS_ASSERT_OK(ccs_barrier());
+    uint64_t seen = 0;
+    std::memcpy(&seen, w.local_slot(left()), 8);
+    EXPECT_EQ(seen, 0x5150000000000000ull + static_cast<uint64_t>(left()));
+    // The owner changes its bytes; a load through the pointer sees them.
+    const uint64_t changed = ~seen;
+    std::memcpy(w.local_slot(left()), &changed, 8);
+    CCS_ASSERT_OK(ccs_barrier());
+    if (p) {
+        std::memcpy(&seen, p, 8);
+        EXPECT_EQ(seen, ~mine);
+    }
+    CCS_EXPECT_OK(ccs_get_sync(ctx, right(), &seen, 8, w.slot(right(), rank()), w.key(right())));
+    EXPECT_EQ(seen, ~mine);
+    // Bad input: nothing returned but the error, and the key still works.
+    EXPECT_EQ(ccs_rkey_ptr(w.key(right()), w.slot(right(), rank()), 8, nullptr), CCS_ERR_INVALID_ARG);
+    void *q = &q;
+    const uint64_t end = w.slot(right(), size());  // one past the region
+    EXPECT_EQ(ccs_rkey_ptr(w.key(right()), end - 4, 8, &q), CCS_ERR_OUT_OF_RANGE);
+    EXPECT_EQ(q, nullptr);
+    q = &q;
+    EXPECT_EQ(ccs_rkey_ptr(CCS_RKEY_IMPLICIT, w.slot(right(), rank()), 8, &q), CCS_ERR_INVALID_KEY);
+    EXPECT_EQ(q, nullptr);
+    EXPECT_EQ(ccs_rkey_ptr(ccs_rkey_t{0x7fffffffull}, w.slot(right(), rank()), 8, &q), CCS_ERR_INVALID_KEY);
+    void *again = nullptr;
+    CCS_EXPECT_OK(ccs_rkey_ptr(w.key(right()), w.slot(right(), rank()), 8, &again));
+    EXPECT_EQ(again, p);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
 TEST(Rma, ImplicitKeysReachRegisteredMemoryOnly) {
     scoped_context ctx("rma-implicit");
     window w;

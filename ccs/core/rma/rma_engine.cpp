@@ -91,6 +91,22 @@ ccs_status_t rma_engine::release_key(ccs_rkey_t handle) {
     return CCS_OK;
 }
 
+ccs_status_t rma_engine::mapped_address(ccs_rkey_t handle, uint64_t remote, size_t length, void *&out) {
+    out = nullptr;
+    const remote_key *k = keys_.find(handle.id);
+    if (!k || k->implicit)
+        return fail(CCS_ERR_INVALID_KEY, "ccs_rkey_ptr: key " + std::to_string(handle.id) +
+                                             " was never unpacked or is already released");
+    if (!range_holds(k->base, k->length, remote, length))
+        return fail(CCS_ERR_OUT_OF_RANGE, "ccs_rkey_ptr: " + describe_range(remote, length) +
+                                              " is outside the key's region " + describe_range(k->base, k->length));
+    // The caller's own memory is where it is; a peer's `mapped` is cleared
+    // when the peer fails, so a dead peer's memory is not offered.
+    if (k->owner == rank_) out = reinterpret_cast<void *>(static_cast<uintptr_t>(remote));
+    else if (k->mapped) out = k->mapped + (remote - k->base);
+    return CCS_OK;
+}
+
 uint64_t rma_engine::find_implicit(int owner, uint64_t addr, size_t length) {
     for (uint64_t id : implicit_[owner]) {
         const remote_key &k = *keys_.find(id);

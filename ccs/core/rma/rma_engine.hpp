@@ -58,6 +58,9 @@ public:
 
     ccs_status_t unpack_key(int owner, const void *buffer, size_t length, ccs_rkey_t &out);
     ccs_status_t release_key(ccs_rkey_t key);
+    // Where [remote, remote + length) of the key's region is mapped in this
+    // process, or null where it is not (ccs_rkey_ptr).
+    ccs_status_t mapped_address(ccs_rkey_t key, uint64_t remote, size_t length, void *&out);
 
     // One operation: local and remote segment lists of equal total bytes,
     // optionally a handler to run at the target once the data moved.

@@ -74,6 +74,16 @@ CCS_API ccs_status_t ccs_rkey_pack(ccs_mem_t mem, void *buffer, size_t *length);
  * a key or were packed by another process. */
 CCS_API ccs_status_t ccs_rkey_unpack(int owner, const void *buffer, size_t length, ccs_rkey_t *rkey);
 CCS_API ccs_status_t ccs_rkey_release(ccs_rkey_t rkey);
+/* Where `length` bytes at remote_addr of the key's owner are mapped in this
+ * process, for plain loads and stores (OpenSHMEM's shmem_ptr, a UPC cast to
+ * local): *ptr, or NULL when that memory is not mapped here (the caller's
+ * own memory and memory from ccs_mem_alloc of a process on this node are;
+ * other processes' registered heap memory, other nodes and a failed owner
+ * are not). Loads and stores through it are
+ * not RMA operations: no completion or fence covers them. The pointer stays
+ * valid until the key is released. CCS_ERR_INVALID_KEY for a released or
+ * implicit key, CCS_ERR_OUT_OF_RANGE outside the key's region. */
+CCS_API ccs_status_t ccs_rkey_ptr(ccs_rkey_t rkey, uint64_t remote_addr, size_t length, void **ptr);
 
 /* LAPI-style completion counter, owned by the caller: `value` counts
  * completed operations, `errors` those that failed, `first_error` the
