@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 namespace ccs {
@@ -175,18 +176,23 @@ void runtime::barrier_handler(const ccs_am_message_t *message, void *arg) {
 // without blaming peers that finished: each round waits for the message
 // from its source or for that source to fail, and always goes on to send
 // the next round, carrying `missing_flag` once a source failed first. So
-// every live process completes all rounds, and the flag reaches everyone
-// whose result depended on a missing process. A process that sent all its
-// rounds and then exited (as after ccs_finalize, while slower processes
-// still wait) is not missing: stopping at any failure, as this did before,
-// made a slow process's ccs_finalize fail when a fast one had left.
+// every live process in the barrier completes all rounds, and the flag
+// reaches everyone whose result depended on a missing process. A process
+// that sent all its rounds and then exited (as after ccs_finalize, while
+// slower processes still wait) is not missing: stopping at any failure, as
+// this did before, made a slow process's ccs_finalize fail when a fast one
+// had left. A live source that never joins (its runtime gave up after the
+// failure) must not hang us either: once any peer is known to have failed,
+// a round waits at most `failure_grace` more.
 ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
+    constexpr auto failure_grace = std::chrono::seconds(2);
     constexpr uint64_t missing_flag = uint64_t{1} << 63;  // callers use the low bits
     const uint64_t epoch = barrier_epoch_++;
     context &internal = *contexts_.by_id(context_table::internal_id);
     auto &arrived = barrier_arrived_[epoch & 1];
     auto &seen = barrier_flags_[epoch & 1];
     const auto n = static_cast<uint64_t>(size_), me = static_cast<uint64_t>(rank_);
+    std::optional<std::chrono::steady_clock::time_point> give_up_at;
     for (uint64_t round = 0, distance = 1; distance < n; ++round, distance <<= 1) {
         const int to = static_cast<int>((me + distance) % n), from = static_cast<int>((me + n - distance) % n);
         const uint64_t args[3] = {epoch, round, flags};
@@ -195,7 +201,13 @@ ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
         else if (st != CCS_OK) return st;
         if (round == 0 && barrier_pause_.count() > 0) [[unlikely]]
             std::this_thread::sleep_for(barrier_pause_);
-        progress_until([&] { return arrived[round] > 0 || am_->peer_has_failed(from); });
+        progress_until([&] {
+            if (arrived[round] > 0 || am_->peer_has_failed(from)) return true;
+            if (!am_->any_peer_failed()) return false;
+            const auto now = std::chrono::steady_clock::now();
+            if (!give_up_at) give_up_at = now + failure_grace;
+            return now >= *give_up_at;
+        });
         if (arrived[round] == 0) {
             flags |= missing_flag;
             continue;

@@ -2,7 +2,7 @@
 // `ccsrun --keep-going`. The survivors must: receive everything it sent
 // before dying, hear of the failure through their error handler within a
 // bounded time, get CCS_ERR_PEER_FAILED for sends to it and for barriers
-// instead of hanging (RMA to it too, through implicit keys and through
+// instead of hanging (also when the other survivor stays out of one) (RMA to it too, through implicit keys and through
 // explicit keys of memory the dead process shared with them), and keep
 // talking to each other.
 #include <ccs/ccs.h>
@@ -142,6 +142,16 @@ int main() {
     CHECK(progress_for(10, [] { return g.received_from_survivor >= 1; }));
     uint64_t failed = 0;
     CHECK(ccs_stats_get("peers_failed", &failed) == CCS_OK && failed == 1);
+    // A survivor that does not join a barrier (rank 2 stays away for 4 s)
+    // cannot hang the other in it: after a failure a round waits 2 s more.
+    if (rank == 0) {
+        const auto b0 = std::chrono::steady_clock::now();
+        CHECK(ccs_barrier() == CCS_ERR_PEER_FAILED);
+        CHECK(std::chrono::steady_clock::now() - b0 < std::chrono::milliseconds(3500));
+    } else {
+        progress_for(4, [] { return false; });
+        CHECK(ccs_barrier() == CCS_ERR_PEER_FAILED);
+    }
     // Finalize cannot complete its closing barrier, but returns.
     CHECK(ccs_finalize() == CCS_ERR_PEER_FAILED);
     std::printf("rank %d: failure of rank %d seen after %.2f s; %s\n", rank, victim, detect_s,
