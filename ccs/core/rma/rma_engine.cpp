@@ -23,6 +23,18 @@ std::string describe_range(uint64_t address, uint64_t length) {
     return out;
 }
 
+// The refusals of a key handle, shared by the calls that take one.
+// `call`: "ccs_rkey_ptr: " and the like, or "" where the caller adds it.
+[[gnu::cold]] ccs_status_t unknown_key(const char *call, uint64_t id) {
+    return fail(CCS_ERR_INVALID_KEY,
+                call + ("key " + std::to_string(id) + " was never unpacked or is already released"));
+}
+[[gnu::cold]] ccs_status_t outside_key(const char *call, uint64_t address, uint64_t length, uint64_t base,
+                                       uint64_t key_length) {
+    return fail(CCS_ERR_OUT_OF_RANGE, call + describe_range(address, length) + " is outside the key's region " +
+                                          describe_range(base, key_length));
+}
+
 }  // namespace
 
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
@@ -83,9 +95,7 @@ ccs_status_t rma_engine::unpack_key(int owner, const void *buffer, size_t length
 
 ccs_status_t rma_engine::release_key(ccs_rkey_t handle) {
     remote_key *k = keys_.find(handle.id);
-    if (!k || k->implicit)
-        return fail(CCS_ERR_INVALID_KEY, "ccs_rkey_release: key " + std::to_string(handle.id) +
-                                             " was never unpacked or is already released");
+    if (!k || k->implicit) return unknown_key("ccs_rkey_release: ", handle.id);
     if (k->t && k->plugin_key) k->t->rkey_release(k->plugin_key);
     keys_.erase(handle.id);
     return CCS_OK;
@@ -94,12 +104,9 @@ ccs_status_t rma_engine::release_key(ccs_rkey_t handle) {
 ccs_status_t rma_engine::mapped_address(ccs_rkey_t handle, uint64_t remote, size_t length, void *&out) {
     out = nullptr;
     const remote_key *k = keys_.find(handle.id);
-    if (!k || k->implicit)
-        return fail(CCS_ERR_INVALID_KEY, "ccs_rkey_ptr: key " + std::to_string(handle.id) +
-                                             " was never unpacked or is already released");
+    if (!k || k->implicit) return unknown_key("ccs_rkey_ptr: ", handle.id);
     if (!range_holds(k->base, k->length, remote, length))
-        return fail(CCS_ERR_OUT_OF_RANGE, "ccs_rkey_ptr: " + describe_range(remote, length) +
-                                              " is outside the key's region " + describe_range(k->base, k->length));
+        return outside_key("ccs_rkey_ptr: ", remote, length, k->base, k->length);
     // The caller's own memory is where it is; a peer's `mapped` is cleared
     // when the peer fails, so a dead peer's memory is not offered.
     if (k->owner == rank_) out = reinterpret_cast<void *>(static_cast<uintptr_t>(remote));
@@ -160,8 +167,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     const remote_key *explicit_key = nullptr;
     if (handle.id != 0) {
         const remote_key *found = keys_.find(handle.id);
-        if (!found || found->implicit)
-            return fail(CCS_ERR_INVALID_KEY, "key " + std::to_string(handle.id) + " was never unpacked or is released");
+        if (!found || found->implicit) return unknown_key("", handle.id);
         const remote_key &k = *found;
         if (k.owner != target)
             return fail(CCS_ERR_INVALID_KEY, "the key belongs to rank " + std::to_string(k.owner) +
@@ -169,9 +175,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
         for (size_t i = 0; i < r.op.remote.size(); ++i) {
             const ccs_plugin_remote_v1_t &seg = r.op.remote.data()[i];
             if (!range_holds(k.base, k.length, seg.address, seg.length))
-                return fail(CCS_ERR_OUT_OF_RANGE, describe_range(seg.address, seg.length) +
-                                                      " is outside the key's region " +
-                                                      describe_range(k.base, k.length));
+                return outside_key("", seg.address, seg.length, k.base, k.length);
         }
         r.key_id = handle.id;
         explicit_key = &k;
