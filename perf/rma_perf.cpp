@@ -48,6 +48,7 @@ constexpr size_t window_bytes = 8 << 20;
 constexpr int window_ops = 16;
 
 constexpr size_t total_bytes = window_bytes + 4096;
+constexpr uint64_t sink_offset = 24 * 8;
 
 // One window: local memory and the peer's, with its key.
 struct window {
@@ -88,8 +89,8 @@ std::atomic_ref<uint64_t> plain_cell(int i) { return std::atomic_ref<uint64_t>(g
 
 // Cells at the start of each window: [0] ping (written by rank 0), [1] pong
 // (written by rank 1); in window 0 also [8] passive ping (rank 0's put) and
-// [16] its answer (rank 1's own store), a cache line apart; data from
-// offset 4096.
+// [16] its answer (rank 1's own store), a cache line apart; [24] a sink
+// no responder watches (put_issue, progress_idle); data from offset 4096.
 std::atomic_ref<uint64_t> cell(const window &w, int i) {
     return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(w.memory)[i]);
 }
@@ -176,7 +177,7 @@ void get_bandwidth(benchmark::State &state) { bandwidth(state, false); }
 void put_issue(benchmark::State &state) {
     const window &w = g.w[0];
     uint64_t v = 0;
-    for (auto _ : state) must(ccs_put(g.ctx, 1, &++v, 8, w.peer_base + 64, w.peer_key, nullptr), "put");
+    for (auto _ : state) must(ccs_put(g.ctx, 1, &++v, 8, w.peer_base + sink_offset, w.peer_key, nullptr), "put");
 }
 
 // 256 polls after each put: below the back-off's 512 idle polls, so none
@@ -186,7 +187,7 @@ void progress_idle(benchmark::State &state) {
     const window &w = g.w[0];
     uint64_t v = 0;
     for (auto _ : state) {
-        must(ccs_put(g.ctx, 1, &++v, 8, w.peer_base + 64, w.peer_key, nullptr), "put");
+        must(ccs_put(g.ctx, 1, &++v, 8, w.peer_base + sink_offset, w.peer_key, nullptr), "put");
         for (int i = 0; i < 256; ++i) ccs_progress();
     }
     state.counters["per_poll"] = benchmark::Counter(static_cast<double>(state.iterations()) * 256,
