@@ -3,6 +3,7 @@
 #include "api_guard.hpp"
 #include "plugin/transport_selection.hpp"
 #include "util/params.hpp"
+#include "util/poll_gap.hpp"
 
 #include <cstdlib>
 
@@ -77,6 +78,16 @@ extern "C" ccs_status_t ccs_info_print(FILE *out) {
             std::fprintf(out, "selection: automatic (node-scope plugins for same-host peers, then by priority)\n");
         else
             std::fprintf(out, "selection: CCS_TRANSPORT=%s (in this order)\n", choice.c_str());
+
+        std::string gap_text;
+        std::chrono::nanoseconds gap{};
+        if (!wait_gap_param(gap, gap_text)) {
+            std::fprintf(out, "waits:     INVALID: CCS_WAIT_GAP_NS='%s' (ns up to 10000)\n", gap_text.c_str());
+        } else {
+            const poll_gap g{gap};
+            std::fprintf(out, "waits:     ccs_wait_until polls every ~%lld ns: %u pause instructions of %.1f ns\n",
+                         static_cast<long long>(gap.count()), g.pauses(), poll_gap::pause_ns());
+        }
 
         std::fprintf(out, "plugin search path:\n");
         for (const auto &dir : plugin_search_dirs()) {

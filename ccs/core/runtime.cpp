@@ -99,6 +99,12 @@ ccs_status_t runtime::start() {
         return fail(CCS_ERR_INVALID_ARG, "CCS_TEST_BARRIER_PAUSE_MS='" + pause + "' is not a number of ms up to 60000");
     if (rank_ == size_ - 1) barrier_pause_ = std::chrono::milliseconds(pause_ms);
 
+    std::string gap_text;
+    std::chrono::nanoseconds gap{};
+    if (!wait_gap_param(gap, gap_text))
+        return fail(CCS_ERR_INVALID_ARG, "CCS_WAIT_GAP_NS='" + gap_text + "' is not a number of ns up to 10000");
+    wait_gap_ = poll_gap(gap);
+
     context *internal = nullptr;
     st = contexts_.create(0, "ccs-internal", size_, internal);
     if (st != CCS_OK) return st;
@@ -159,9 +165,13 @@ int runtime::poll() {
     return events;
 }
 
-void runtime::progress() {
-    if (poll() > 0) backoff_.reset();
-    else backoff_.idle();
+bool runtime::progress() {
+    if (poll() > 0) {
+        backoff_.reset();
+        return true;
+    }
+    backoff_.idle();
+    return false;
 }
 
 void runtime::barrier_handler(const ccs_am_message_t *message, void *arg) {

@@ -9,6 +9,7 @@
 #include "memory/memory_registry.hpp"
 #include "rma/rma_engine.hpp"
 #include "util/backoff.hpp"
+#include "util/poll_gap.hpp"
 #include "wireup.hpp"
 
 #include <ccs/ccs.h>
@@ -41,7 +42,8 @@ public:
     bool in_callback() const { return am_->in_callback() || (rma_ && rma_->in_callback()); }
 
     // One pass over everything that can make progress; backs off when idle.
-    void progress();
+    // True when it did something.
+    bool progress();
     // The caller started an operation: not idle, even if no transport event
     // follows (a put by cross-memory attach gives the target none).
     void note_activity() { backoff_.reset(); }
@@ -50,6 +52,22 @@ public:
     void progress_until(Done done) {
         while (!done()) progress();
     }
+    // Progress until done() holds, where done() reads memory another
+    // process writes (ccs_wait_until): idle polls are spaced by the wait
+    // gap (see util/poll_gap.hpp), except on a crowded node, where the
+    // back-off yields instead. False, with done() still false, once a peer
+    // failure is detected during the wait: the writer may be gone.
+    template <typename Done>
+    bool wait_on_memory(Done done) {
+        const uint64_t failures = am_->stats().peers_failed;
+        while (!done()) {
+            if (progress()) continue;
+            if (am_->stats().peers_failed != failures) return done();
+            if (!backoff_.crowded()) wait_gap_.wait();
+        }
+        return true;
+    }
+    const poll_gap &wait_gap() const { return wait_gap_; }
 
     // Dissemination barrier; also ORs `flags` over all processes into
     // *all_flags (rounds that see a flag twice do no harm to an OR).
@@ -82,6 +100,7 @@ private:
     std::unique_ptr<rma_engine> rma_;
     wireup_result wired_;
     backoff backoff_;
+    poll_gap wait_gap_;  // CCS_WAIT_GAP_NS
     // Dissemination barrier: arrivals per (epoch parity, round). A peer can
     // be at most one barrier ahead, so two epochs suffice.
     uint64_t barrier_epoch_ = 0;

@@ -48,6 +48,7 @@ void expect_every_call_refused(ccs_status_t want) {
     EXPECT_EQ(ccs_fence_all(ccs_context_t{1}), want);
     EXPECT_EQ(ccs_fence_global(ccs_context_t{1}), want);
     EXPECT_EQ(ccs_counter_wait(&counter, 1), want);
+    EXPECT_EQ(ccs_wait_until(&v, CCS_INT32, CCS_CMP_EQ, 0), want);
     EXPECT_EQ(ccs_finalize(), want);
     EXPECT_EQ(ccs_initialized(&v), CCS_OK);
     EXPECT_EQ(v, 0);

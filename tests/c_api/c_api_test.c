@@ -86,6 +86,7 @@ int main(int argc, char **argv) {
               CCS_OK);
         CHECK(ccs_fence_all(ctx) == CCS_OK);
         CHECK(back == 99 && window[1] == 99);
+        CHECK(ccs_wait_until(&window[1], CCS_UINT64, CCS_CMP_EQ, 99) == CCS_OK);
         CHECK(ccs_rkey_release(rk) == CCS_OK);
         CHECK(ccs_mem_deregister(mem) == CCS_OK);
         CHECK(ccs_mem_deregister(mem) == CCS_ERR_INVALID_MEMORY);
@@ -95,6 +96,7 @@ int main(int argc, char **argv) {
     CHECK(ccs_am_send(ctx, 0, 4, NULL, 0, NULL, 0, NULL) == CCS_ERR_INVALID_CONTEXT);
     CHECK(ccs_finalize() == CCS_OK);
     CHECK(ccs_barrier() == CCS_ERR_NOT_INITIALIZED);
+    CHECK(ccs_wait_until(&size, CCS_INT32, CCS_CMP_EQ, 0) == CCS_ERR_NOT_INITIALIZED);
     printf("rank %d of %d: %d passed, %d failed\n", rank, size, checks - failures, failures);
     return failures ? 1 : 0;
 }

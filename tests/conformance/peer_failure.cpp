@@ -3,8 +3,9 @@
 // before dying, hear of the failure through their error handler within a
 // bounded time, get CCS_ERR_PEER_FAILED for sends to it and for barriers
 // instead of hanging (also when the other survivor stays out of one) (RMA to it too, through implicit keys and through
-// explicit keys of memory the dead process shared with them), and keep
-// talking to each other.
+// explicit keys of memory the dead process shared with them), end a
+// ccs_wait_until for a flag only it would set, and keep talking to each
+// other.
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
 
@@ -116,6 +117,9 @@ int main() {
     }
     const int other = rank == 0 ? 2 : 0;
     const auto t0 = std::chrono::steady_clock::now();
+    // A wait for a flag that only the victim would set ends with its death.
+    CHECK(ccs_wait_until(&g_window[7], CCS_UINT64, CCS_CMP_EQ, 77) == CCS_ERR_PEER_FAILED);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
     CHECK(progress_for(10, [] { return g.failures_reported > 0; }));
     const double detect_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK(g.failures_reported == 1);
@@ -142,6 +146,8 @@ int main() {
     CHECK(progress_for(10, [] { return g.received_from_survivor >= 1; }));
     uint64_t failed = 0;
     CHECK(ccs_stats_get("peers_failed", &failed) == CCS_OK && failed == 1);
+    // A condition that holds is no failure, whoever died before.
+    CHECK(ccs_wait_until(&g_window[0], CCS_UINT64, CCS_CMP_EQ, 1000 + static_cast<uint64_t>(rank)) == CCS_OK);
     // A survivor that does not join a barrier (rank 2 stays away for 4 s)
     // cannot hang the other in it: after a failure a round waits 2 s more.
     if (rank == 0) {

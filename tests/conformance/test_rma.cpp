@@ -232,6 +232,56 @@ TEST_P(RmaMemory, KeyPointerIsTheOwnersMemoryOrNull) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
+// ccs_wait_until on a flag put after the data: the waiter sees the flag,
+// then the data; 32-bit and signed words too; bad input changes nothing.
+TEST_P(RmaMemory, WaitUntilSeesTheFlagThenTheDataBeforeIt) {
+    scoped_context ctx("rma-wait");
+    window w(GetParam());
+    // In each slot: [0] a 64-bit flag, [8] a 32-bit one, data from 64.
+    std::vector<uint8_t> data(4096);
+    fill_pattern(data, static_cast<uint64_t>(rank()), 7);
+    const uint64_t to = w.slot(right(), rank());
+    CCS_EXPECT_OK(ccs_put_sync(ctx, right(), data.data(), data.size(), to + 64, w.key(right())));
+    const uint64_t flag = 100 + static_cast<uint64_t>(rank());
+    CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &flag, 8, to, w.key(right())));
+    const int32_t minus = -1 - rank();
+    CCS_EXPECT_OK(ccs_put_sync(ctx, right(), &minus, 4, to + 8, w.key(right())));
+    uint8_t *mine = w.local_slot(left());
+    CCS_EXPECT_OK(ccs_wait_until(mine, CCS_UINT64, CCS_CMP_EQ, 100 + static_cast<uint64_t>(left())));
+    EXPECT_TRUE(check_pattern(mine + 64, data.size(), static_cast<uint64_t>(left()), 7));
+    CCS_EXPECT_OK(ccs_wait_until(mine + 8, CCS_INT32, CCS_CMP_LT, 0));
+    CCS_EXPECT_OK(ccs_wait_until(mine + 8, CCS_INT32, CCS_CMP_EQ, static_cast<uint64_t>(int64_t{-1} - left())));
+    CCS_EXPECT_OK(ccs_wait_until(mine, CCS_INT64, CCS_CMP_GE, 100));  // already true: at once
+    // Bad input: refused, the flag untouched, the next wait fine.
+    EXPECT_EQ(ccs_wait_until(nullptr, CCS_UINT64, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_wait_until(mine + 4, CCS_UINT64, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);  // misaligned
+    EXPECT_EQ(ccs_wait_until(mine + 2, CCS_INT32, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_wait_until(mine, static_cast<ccs_int_type_t>(9), CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_wait_until(mine, CCS_UINT64, static_cast<ccs_cmp_t>(9), 0), CCS_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(ccs_last_error()).find("cmp 9"), std::string::npos) << ccs_last_error();
+    // From a handler it would wait for progress that cannot run there.
+    struct in_handler {
+        const void *word;
+        ccs_status_t status = CCS_OK;
+        bool ran = false;
+    } h{mine};
+    scoped_context hctx("rma-wait-handler", {{1,
+                                              [](const ccs_am_message_t *, void *arg) {
+                                                  auto *s = static_cast<in_handler *>(arg);
+                                                  s->status = ccs_wait_until(s->word, CCS_UINT64, CCS_CMP_EQ, 0);
+                                                  s->ran = true;
+                                              },
+                                              &h}});
+    CCS_EXPECT_OK(ccs_am_send(hctx, rank(), 1, nullptr, 0, nullptr, 0, nullptr));
+    EXPECT_TRUE(progress_until([&] { return h.ran; }));
+    EXPECT_EQ(h.status, CCS_ERR_IN_HANDLER);
+    uint64_t seen = 0;
+    std::memcpy(&seen, mine, 8);
+    EXPECT_EQ(seen, 100 + static_cast<uint64_t>(left()));
+    CCS_EXPECT_OK(ccs_wait_until(mine, CCS_UINT64, CCS_CMP_NE, 0));
+    CCS_EXPECT_OK(ccs_barrier());  // nobody's window goes while a put to it may run
+}
+
 TEST(Rma, ImplicitKeysReachRegisteredMemoryOnly) {
     scoped_context ctx("rma-implicit");
     window w;

@@ -44,6 +44,8 @@ public:
     // cores mean waits longer than the spin, many naps mean long idleness
     // on a crowded node.
     uint64_t yields() const { return yields_; }
+    // The last yield gave the core to another process.
+    bool crowded() const { return crowded_; }
     uint64_t naps() const { return naps_; }
 
     // Idle polls spun before the first yield.

@@ -149,6 +149,34 @@ CCS_API ccs_status_t ccs_fence(ccs_context_t context, int target);
 CCS_API ccs_status_t ccs_fence_all(ccs_context_t context);
 CCS_API ccs_status_t ccs_fence_global(ccs_context_t context);
 
+/* Waiting for a word that another process writes (a flag set by ccs_put or
+ * by a store through ccs_rkey_ptr), as OpenSHMEM's shmem_wait_until:
+ * progresses until the integer of `type` at `ivar` compares to `value`
+ * (converted to `type`) as `cmp` says, `*ivar cmp value`. Each poll is an
+ * atomic acquire load, so what the writer stored before the word is
+ * visible after the call. Polls are spaced by pause instructions
+ * (CCS_WAIT_GAP_NS): a tight poll takes the line back from the writer
+ * while its store is on the way. CCS_OK when the condition holds (at once
+ * if it already does); CCS_ERR_PEER_FAILED if a peer failure is detected
+ * during the wait and the condition still does not hold (the writer may be
+ * gone); CCS_ERR_INVALID_ARG for a NULL or misaligned ivar or an unknown
+ * type or comparison; CCS_ERR_IN_HANDLER inside a handler or callback. */
+typedef enum ccs_int_type {
+    CCS_INT32 = 0,
+    CCS_UINT32 = 1,
+    CCS_INT64 = 2,
+    CCS_UINT64 = 3
+} ccs_int_type_t;
+typedef enum ccs_cmp {
+    CCS_CMP_EQ = 0,
+    CCS_CMP_NE = 1,
+    CCS_CMP_GT = 2,
+    CCS_CMP_GE = 3,
+    CCS_CMP_LT = 4,
+    CCS_CMP_LE = 5
+} ccs_cmp_t;
+CCS_API ccs_status_t ccs_wait_until(const void *ivar, ccs_int_type_t type, ccs_cmp_t cmp, uint64_t value);
+
 #ifdef __cplusplus
 }
 #endif
