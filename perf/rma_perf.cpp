@@ -2,15 +2,17 @@
 //   ccsrun -n 2 build/bin/ccs_perf_rma [--benchmark_filter=...]
 // Rank 0 drives; rank 1 echoes: it watches its ping cell and puts every
 // new value back into rank 0's pong cell, as ucx_perftest's ucp_put_lat
-// does, until rank 0 writes the stop value.
+// does, until rank 0 writes the stop value. Both wait for a cell with
+// ccs_wait_until, the call a runtime waits for a flag with.
 //   put_latency/8:         put ping-pong; counter one_way = half a round trip
+//                          (CCS_WAIT_GAP_NS=0 shows it with tight polls)
 //   put_latency_passive/8: the target answers a put by a plain store into
 //                          its own memory, which rank 0 reads with gets: it
-//                          makes no CCS call but ccs_progress (an OpenSHMEM
-//                          wait_until), so its progress never sees activity
+//                          makes no CCS call but waits, so its progress
+//                          never sees activity
 //   store_latency/8:       the put ping-pong with ccs_put replaced by a plain
 //                          store into a POSIX shared-memory page (both sides
-//                          still poll with ccs_progress): this harness's
+//                          still wait with ccs_wait_until): this harness's
 //                          floor, to tell ccs_put's cost from the harness's
 //   get_latency/8:         blocking 8-byte get (a round trip)
 //   put_bandwidth/<bytes>: a window of puts of one buffer to one remote
@@ -18,7 +20,7 @@
 //                          bytes_per_second
 //   get_bandwidth/<bytes>: the same with gets
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
-//   put_issue/8, progress_idle: the two calls a put ping-pong spins in
+//   put_issue/8, progress_idle: a put, and one idle poll of a wait
 // Windows come from ccs_mem_alloc (shared: peers map them, put/get are
 // loads and stores), as ucx_perftest allocates its buffers; the *_cma
 // variants use heap memory registered with ccs_mem_register instead
@@ -91,9 +93,8 @@ std::atomic_ref<uint64_t> plain_cell(int i) { return std::atomic_ref<uint64_t>(g
 // (written by rank 1); in window 0 also [8] passive ping (rank 0's put) and
 // [16] its answer (rank 1's own store), a cache line apart; [24] a sink
 // no responder watches (put_issue, progress_idle); data from offset 4096.
-std::atomic_ref<uint64_t> cell(const window &w, int i) {
-    return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(w.memory)[i]);
-}
+uint64_t &cell_word(const window &w, int i) { return reinterpret_cast<uint64_t *>(w.memory)[i]; }
+std::atomic_ref<uint64_t> cell(const window &w, int i) { return std::atomic_ref<uint64_t>(cell_word(w, i)); }
 
 void must(ccs_status_t st, const char *what) {
     if (st == CCS_OK) return;
@@ -113,7 +114,7 @@ void put_latency(benchmark::State &state) {
     for (auto _ : state) {
         ++seq;
         must(ccs_put(g.ctx, 1, &seq, 8, w.peer_base, w.peer_key, nullptr), "put");
-        while (cell(w, 1).load(std::memory_order_acquire) != seq) ccs_progress();
+        must(ccs_wait_until(&cell_word(w, 1), CCS_UINT64, CCS_CMP_EQ, seq), "wait");
     }
     leave(w, 0);
     state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
@@ -125,7 +126,7 @@ void store_latency(benchmark::State &state) {
     for (auto _ : state) {
         ++seq;
         plain_cell(0).store(seq, std::memory_order_release);
-        while (plain_cell(64).load(std::memory_order_acquire) != seq) ccs_progress();
+        must(ccs_wait_until(&g.plain[64], CCS_UINT64, CCS_CMP_EQ, seq), "wait");
     }
     plain_cell(0).store(leave_value, std::memory_order_release);
     state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
@@ -203,13 +204,14 @@ void rcache_hit(benchmark::State &state) {
 }
 
 // Rank 1's answers. Each benchmark has a ping cell rank 0 writes and an
-// answer; once a ping arrives, rank 1 watches that cell alone (with
-// ccs_progress between loads) until rank 0 writes leave_value there at the
+// answer; once a ping arrives, rank 1 waits on that cell alone (with
+// ccs_wait_until) until rank 0 writes leave_value there at the
 // end of the run, as ucx_perftest's responder spins on its one cell. A
 // loop over every benchmark's cells delayed each answer by the others'
 // loads (store_latency 0.326-0.339 us one way before, 0.311-0.315 after,
 // in alternating runs).
 struct echo {
+    uint64_t *word;
     std::atomic_ref<uint64_t> ping;
     void (*answer)(uint64_t value);
     uint64_t seen = 0;
@@ -222,11 +224,8 @@ void echo_put(int which, uint64_t value) {
 // Answers pings on e.ping until leave_value; false once told to stop.
 bool answer_until_leave(echo &e) {
     for (;;) {
+        must(ccs_wait_until(e.word, CCS_UINT64, CCS_CMP_NE, e.seen), "wait");
         const uint64_t v = e.ping.load(std::memory_order_acquire);
-        if (v == e.seen) {
-            ccs_progress();
-            continue;
-        }
         e.seen = v;
         if (v == stop_value) return false;
         if (v == leave_value) return true;
@@ -236,10 +235,10 @@ bool answer_until_leave(echo &e) {
 
 void respond() {
     echo echoes[] = {
-        {cell(g.w[0], 0), [](uint64_t v) { echo_put(0, v); }},
-        {cell(g.w[1], 0), [](uint64_t v) { echo_put(1, v); }},
-        {plain_cell(0), [](uint64_t v) { plain_cell(64).store(v, std::memory_order_release); }},
-        {cell(g.w[0], 8), [](uint64_t v) { cell(g.w[0], 16).store(v, std::memory_order_release); }},
+        {&cell_word(g.w[0], 0), cell(g.w[0], 0), [](uint64_t v) { echo_put(0, v); }},
+        {&cell_word(g.w[1], 0), cell(g.w[1], 0), [](uint64_t v) { echo_put(1, v); }},
+        {&g.plain[0], plain_cell(0), [](uint64_t v) { plain_cell(64).store(v, std::memory_order_release); }},
+        {&cell_word(g.w[0], 8), cell(g.w[0], 8), [](uint64_t v) { cell(g.w[0], 16).store(v, std::memory_order_release); }},
     };
     for (;;) {
         for (echo &e : echoes) {
