@@ -85,8 +85,11 @@ extern "C" ccs_status_t ccs_info_print(FILE *out) {
             std::fprintf(out, "waits:     INVALID: CCS_WAIT_GAP_NS='%s' (ns up to 10000)\n", gap_text.c_str());
         } else {
             const poll_gap g{gap};
-            std::fprintf(out, "waits:     ccs_wait_until polls every ~%lld ns: %u pause instructions of %.1f ns\n",
-                         static_cast<long long>(gap.count()), g.pauses(), poll_gap::pause_ns());
+            std::fprintf(out,
+                         "waits:     ccs_wait_until polls tightly for %lld ns, then every ~%lld ns: %u pause "
+                         "instructions of %.1f ns\n",
+                         static_cast<long long>(runtime::wait_tight.count()), static_cast<long long>(gap.count()),
+                         g.pauses(), poll_gap::pause_ns());
         }
 
         std::fprintf(out, "plugin search path:\n");

@@ -104,6 +104,7 @@ ccs_status_t runtime::start() {
     if (!wait_gap_param(gap, gap_text))
         return fail(CCS_ERR_INVALID_ARG, "CCS_WAIT_GAP_NS='" + gap_text + "' is not a number of ns up to 10000");
     wait_gap_ = poll_gap(gap);
+    wait_tight_ticks_ = tick_clock::ticks(wait_tight);
 
     context *internal = nullptr;
     st = contexts_.create(0, "ccs-internal", size_, internal);

@@ -1,14 +1,17 @@
 // What ccs_wait_until compares: each integer type read at its own width and
 // signedness, the value converted to that type as C converts, every
-// comparison the right way round (*ivar cmp value); and the poll gap's
-// pause count following the CPU's measured pause length.
+// comparison the right way round (*ivar cmp value); the poll gap's pause
+// count following the CPU's measured pause length; the tick clock's ticks
+// matching steady_clock.
 #include "util/poll_gap.hpp"
+#include "util/tick_clock.hpp"
 #include "wait_condition.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <thread>
 
 namespace {
 
@@ -74,6 +77,21 @@ TEST(PollGap, PausesFollowTheMeasuredPauseLength) {
     EXPECT_LE(gap.pauses(), 9u);
     // Bounded: the longest gap CCS_WAIT_GAP_NS allows stays near 10 µs.
     EXPECT_LE(ccs::poll_gap(nanoseconds(10'000)).pauses() * pause, 10'000.0 + 2 * pause);
+}
+
+TEST(TickClock, TicksFollowSteadyClock) {
+    using namespace std::chrono;
+    const uint64_t per_ms = ccs::tick_clock::ticks(milliseconds(1));
+    ASSERT_GT(per_ms, 0u);
+    EXPECT_EQ(ccs::tick_clock::ticks(nanoseconds(0)), 0u);
+    const auto t0 = steady_clock::now();
+    const uint64_t k0 = ccs::tick_clock::now();
+    std::this_thread::sleep_for(milliseconds(20));
+    const uint64_t k1 = ccs::tick_clock::now();
+    const double ms = duration<double, std::milli>(steady_clock::now() - t0).count();
+    // Loose: a preempted reading must not fail the test, a wrong scale must.
+    EXPECT_GT(static_cast<double>(k1 - k0), 0.5 * ms * static_cast<double>(per_ms));
+    EXPECT_LT(static_cast<double>(k1 - k0), 2.0 * ms * static_cast<double>(per_ms));
 }
 
 }  // namespace

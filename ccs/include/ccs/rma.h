@@ -154,9 +154,10 @@ CCS_API ccs_status_t ccs_fence_global(ccs_context_t context);
  * progresses until the integer of `type` at `ivar` compares to `value`
  * (converted to `type`) as `cmp` says, `*ivar cmp value`. Each poll is an
  * atomic acquire load, so what the writer stored before the word is
- * visible after the call. Polls are spaced by pause instructions
- * (CCS_WAIT_GAP_NS): a tight poll takes the line back from the writer
- * while its store is on the way. CCS_OK when the condition holds (at once
+ * visible after the call. After the first 200 ns polls are spaced by
+ * pause instructions (CCS_WAIT_GAP_NS): where lines pass slowly between
+ * cores a tight poll takes the line back while the writer's store is on
+ * its way. CCS_OK when the condition holds (at once
  * if it already does); CCS_ERR_PEER_FAILED if a peer failure is detected
  * during the wait and the condition still does not hold (the writer may be
  * gone); CCS_ERR_INVALID_ARG for a NULL or misaligned ivar or an unknown
