@@ -4,8 +4,11 @@
 // small arrivals copied out in the callback), without CCS. It
 // separates what CCS's layers cost from what these UCP settings cost, next
 // to ucx_perftest. Two processes exchange worker addresses through files:
-//   ucp_raw_pingpong <rank 0|1> <empty directory> [iterations]
-// (perf/compare_ucx.sh runs it). Prints rank 0's one-way latency.
+//   ucp_raw_pingpong <rank 0|1> <empty directory> [iterations] [copy] [spin]
+// (perf/compare_ucx.sh runs it). Prints rank 0's one-way latency. copy 0
+// leaves the arrival unread (as ucx_perftest's handler does); spin adds
+// that many turns of an empty loop to the handler (about a cycle each):
+// what work between an arrival and the answer costs.
 #include <ucp/api/ucp.h>
 
 #include <chrono>
@@ -21,11 +24,14 @@
 namespace {
 
 int received = 0;
+bool copy = true;
+int spin = 0;
 uint8_t arrived[256];
 
 ucs_status_t on_message(void *, const void *, size_t, void *data, size_t length, const ucp_am_recv_param_t *) {
     ++received;
-    std::memcpy(arrived, data, length < sizeof arrived ? length : sizeof arrived);  // as the plugin copies it
+    if (copy) std::memcpy(arrived, data, length < sizeof arrived ? length : sizeof arrived);  // as the plugin does
+    for (int i = 0; i < spin; ++i) asm volatile("");
     return UCS_OK;
 }
 
@@ -41,12 +47,14 @@ bool ok(ucs_status_t st, const char *what) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s <rank 0|1> <empty directory> [iterations]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s <rank 0|1> <empty directory> [iterations] [copy] [spin]\n", argv[0]);
         return 2;
     }
     const int rank = std::atoi(argv[1]);
     const std::string dir = argv[2];
     const int iterations = argc > 3 ? std::atoi(argv[3]) : 200000;
+    copy = argc > 4 ? std::atoi(argv[4]) != 0 : true;
+    spin = argc > 5 ? std::atoi(argv[5]) : 0;
     ucp_config_t *config = nullptr;
     if (!ok(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read")) return 1;
     ucp_params_t params{};
