@@ -8,8 +8,10 @@
 
 namespace ccs {
 
-inline bool valid_int_type(ccs_int_type_t type) { return type >= CCS_INT32 && type <= CCS_UINT64; }
-inline bool valid_cmp(ccs_cmp_t cmp) { return cmp >= CCS_CMP_EQ && cmp <= CCS_CMP_LE; }
+// Checked as ints, before they become enums: an enum holding another
+// value is undefined behaviour.
+inline bool valid_int_type(int type) { return type >= CCS_INT32 && type <= CCS_UINT64; }
+inline bool valid_cmp(int cmp) { return cmp >= CCS_CMP_EQ && cmp <= CCS_CMP_LE; }
 inline size_t int_type_size(ccs_int_type_t type) { return type == CCS_INT32 || type == CCS_UINT32 ? 4 : 8; }
 
 template <typename T>

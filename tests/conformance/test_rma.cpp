@@ -256,8 +256,9 @@ TEST_P(RmaMemory, WaitUntilSeesTheFlagThenTheDataBeforeIt) {
     EXPECT_EQ(ccs_wait_until(nullptr, CCS_UINT64, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
     EXPECT_EQ(ccs_wait_until(mine + 4, CCS_UINT64, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);  // misaligned
     EXPECT_EQ(ccs_wait_until(mine + 2, CCS_INT32, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
-    EXPECT_EQ(ccs_wait_until(mine, static_cast<ccs_int_type_t>(9), CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
-    EXPECT_EQ(ccs_wait_until(mine, CCS_UINT64, static_cast<ccs_cmp_t>(9), 0), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_wait_until(mine, 9, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_wait_until(mine, -1, CCS_CMP_EQ, 0), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_wait_until(mine, CCS_UINT64, 9, 0), CCS_ERR_INVALID_ARG);
     EXPECT_NE(std::string(ccs_last_error()).find("cmp 9"), std::string::npos) << ccs_last_error();
     // From a handler it would wait for progress that cannot run there.
     struct in_handler {

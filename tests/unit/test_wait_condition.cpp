@@ -58,10 +58,11 @@ TEST(WaitCondition, ThirtyTwoBitTypesReadFourBytesAndTruncateTheValue) {
 TEST(WaitCondition, ValidatesTypesAndComparisons) {
     EXPECT_TRUE(ccs::valid_int_type(CCS_INT32));
     EXPECT_TRUE(ccs::valid_int_type(CCS_UINT64));
-    EXPECT_FALSE(ccs::valid_int_type(static_cast<ccs_int_type_t>(4)));
-    EXPECT_FALSE(ccs::valid_int_type(static_cast<ccs_int_type_t>(-1)));
+    EXPECT_FALSE(ccs::valid_int_type(4));
+    EXPECT_FALSE(ccs::valid_int_type(-1));
     EXPECT_TRUE(ccs::valid_cmp(CCS_CMP_LE));
-    EXPECT_FALSE(ccs::valid_cmp(static_cast<ccs_cmp_t>(6)));
+    EXPECT_FALSE(ccs::valid_cmp(6));
+    EXPECT_FALSE(ccs::valid_cmp(-1));
     EXPECT_EQ(ccs::int_type_size(CCS_INT32), 4u);
     EXPECT_EQ(ccs::int_type_size(CCS_UINT64), 8u);
 }

@@ -176,7 +176,9 @@ typedef enum ccs_cmp {
     CCS_CMP_LT = 4,
     CCS_CMP_LE = 5
 } ccs_cmp_t;
-CCS_API ccs_status_t ccs_wait_until(const void *ivar, ccs_int_type_t type, ccs_cmp_t cmp, uint64_t value);
+/* type is a ccs_int_type_t and cmp a ccs_cmp_t, taken as int so that any
+ * value a caller passes is checked, not undefined. */
+CCS_API ccs_status_t ccs_wait_until(const void *ivar, int type, int cmp, uint64_t value);
 
 #ifdef __cplusplus
 }
