@@ -203,7 +203,7 @@ ccs_status_t ccs_datadesc_resized(ccs_datadesc_t old, int64_t lb, int64_t extent
 }
 
 ccs_status_t ccs_datadesc_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes, const int64_t *starts,
-                                   ccs_datadesc_order_t order, ccs_datadesc_t old, ccs_datadesc_t *out) {
+                                   int order, ccs_datadesc_t old, ccs_datadesc_t *out) {
     return guarded([&]() -> ccs_status_t {
         const char *call = "ccs_datadesc_subarray";
         ccs_status_t st = check(old, call);

@@ -62,9 +62,11 @@ CCS_API ccs_status_t ccs_datadesc_struct(int64_t count, const int64_t *blockleng
                                          const int64_t *byte_displacements, const ccs_datadesc_t *types,
                                          ccs_datadesc_t *out);
 CCS_API ccs_status_t ccs_datadesc_resized(ccs_datadesc_t old, int64_t lb, int64_t extent, ccs_datadesc_t *out);
+/* order is a ccs_datadesc_order_t, taken as int so that any value is
+ * checked (CCS_ERR_INVALID_ARG), not undefined. */
 CCS_API ccs_status_t ccs_datadesc_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes,
-                                           const int64_t *starts, ccs_datadesc_order_t order,
-                                           ccs_datadesc_t old, ccs_datadesc_t *out);
+                                           const int64_t *starts, int order, ccs_datadesc_t old,
+                                           ccs_datadesc_t *out);
 CCS_API ccs_status_t ccs_datadesc_dup(ccs_datadesc_t old, ccs_datadesc_t *out);
 
 /* ARMCI strided form: count[0] contiguous bytes; for level i = 1..levels,

@@ -58,6 +58,10 @@ TEST(DatadescBadInput, UncommittedUseAndLimits) {
     const int64_t sizes[] = {4}, sub[] = {3}, starts[] = {2};
     EXPECT_EQ(ccs_datadesc_subarray(1, sizes, sub, starts, CCS_ORDER_C, CCS_BYTE, &out), CCS_ERR_INVALID_ARG);
     EXPECT_EQ(out, nullptr);
+    const int64_t fits[] = {1};
+    EXPECT_EQ(ccs_datadesc_subarray(1, sizes, sub, fits, 2, CCS_BYTE, &out), CCS_ERR_INVALID_ARG);  // no such order
+    EXPECT_EQ(ccs_datadesc_subarray(1, sizes, sub, fits, -1, CCS_BYTE, &out), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(out, nullptr);
 }
 
 TEST(DatadescBadInput, ByteCannotBeFreedAndFreeClearsTheHandle) {
