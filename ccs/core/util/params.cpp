@@ -69,7 +69,7 @@ void param_declare_core() {
     remember("CCS_RMA_EXPOSE", "registered",
              "what implicit-key requests may reach: registered (memory this process registered) or all");
     remember("CCS_WAIT_GAP_NS", "80",
-             "ns between polls of ccs_wait_until (made of pause instructions; 0: none): a tight poll holds up the writer");
+             "ns between polls of ccs_wait_until once a wait has lasted 200 ns (pause instructions; 0: none)");
     remember("CCS_NODE_ID", "", "overrides the node identity (hostname + boot id) used to group processes");
     remember("CCS_TEST_BARRIER_PAUSE_MS", "0",
              "test mode: the last rank pauses this long in each barrier after its first message");
