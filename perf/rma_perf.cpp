@@ -12,8 +12,9 @@
 //                          never sees activity
 //   store_latency/8:       the put ping-pong with ccs_put replaced by a plain
 //                          store into a POSIX shared-memory page (both sides
-//                          still wait with ccs_wait_until): this harness's
-//                          floor, to tell ccs_put's cost from the harness's
+//                          still wait with ccs_wait_until), to tell ccs_put's
+//                          cost from the harness's (its two cells share a
+//                          page; it is not below put_latency/8 here)
 //   get_latency/8:         blocking 8-byte get (a round trip)
 //   put_bandwidth/<bytes>: a window of puts of one buffer to one remote
 //                          address (as ucx_perftest does), then wait for all;
