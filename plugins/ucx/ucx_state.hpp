@@ -98,6 +98,11 @@ struct arrival {
     // from the pool and give back on the latency path.
     static constexpr size_t inline_max = 256;
 
+    // User-provided, so emplace_back() does not zero the whole record
+    // (inline_bytes included) before every arrival, as value-initialising
+    // an aggregate does; the members below keep their initialisers.
+    arrival() {}
+
     int32_t source = -1;
     size_t length = 0;
     void *ucx_data = nullptr;           // data UCX let us keep (released after delivery), or null
