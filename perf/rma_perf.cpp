@@ -212,21 +212,21 @@ void rcache_hit(benchmark::State &state) {
 // loads (store_latency 0.326-0.339 us one way before, 0.311-0.315 after,
 // in alternating runs).
 struct echo {
-    uint64_t *word;
-    std::atomic_ref<uint64_t> ping;
+    uint64_t *ping;
     void (*answer)(uint64_t value);
     uint64_t seen = 0;
+    uint64_t load() const { return std::atomic_ref<uint64_t>(*ping).load(std::memory_order_acquire); }
 };
 
 void echo_put(int which, uint64_t value) {
     must(ccs_put(g.ctx, 0, &value, 8, g.w[which].peer_base + 8, g.w[which].peer_key, nullptr), "echo");
 }
 
-// Answers pings on e.ping until leave_value; false once told to stop.
+// Answers pings on *e.ping until leave_value; false once told to stop.
 bool answer_until_leave(echo &e) {
     for (;;) {
-        must(ccs_wait_until(e.word, CCS_UINT64, CCS_CMP_NE, e.seen), "wait");
-        const uint64_t v = e.ping.load(std::memory_order_acquire);
+        must(ccs_wait_until(e.ping, CCS_UINT64, CCS_CMP_NE, e.seen), "wait");
+        const uint64_t v = e.load();
         e.seen = v;
         if (v == stop_value) return false;
         if (v == leave_value) return true;
@@ -236,14 +236,14 @@ bool answer_until_leave(echo &e) {
 
 void respond() {
     echo echoes[] = {
-        {&cell_word(g.w[0], 0), cell(g.w[0], 0), [](uint64_t v) { echo_put(0, v); }},
-        {&cell_word(g.w[1], 0), cell(g.w[1], 0), [](uint64_t v) { echo_put(1, v); }},
-        {&g.plain[0], plain_cell(0), [](uint64_t v) { plain_cell(64).store(v, std::memory_order_release); }},
-        {&cell_word(g.w[0], 8), cell(g.w[0], 8), [](uint64_t v) { cell(g.w[0], 16).store(v, std::memory_order_release); }},
+        {&cell_word(g.w[0], 0), [](uint64_t v) { echo_put(0, v); }},
+        {&cell_word(g.w[1], 0), [](uint64_t v) { echo_put(1, v); }},
+        {&g.plain[0], [](uint64_t v) { plain_cell(64).store(v, std::memory_order_release); }},
+        {&cell_word(g.w[0], 8), [](uint64_t v) { cell(g.w[0], 16).store(v, std::memory_order_release); }},
     };
     for (;;) {
         for (echo &e : echoes) {
-            const uint64_t v = e.ping.load(std::memory_order_acquire);
+            const uint64_t v = e.load();
             if (v == e.seen) continue;
             if (v == stop_value) return;
             e.seen = v;
