@@ -189,6 +189,18 @@ inline void copy_fixed(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
         }
     }
     if constexpr (std::is_same_v<At, strided>) {
+        // Packing pieces far apart, TLB misses bound the loop, and a loop
+        // that ends on the memory pointer, with no counter, runs 2-6 %
+        // faster than a counted one storing through an index (256^3 z face
+        // and 4096^2 column, paired runs against the hand loop: counted
+        // 0.94-1.00 and 0.97-0.98, this form 1.00-1.02 and 0.97-1.00).
+        // Pieces close together unpack 3-4 % slower this way (vector of
+        // 8 B at stride 16), so only far ones take it.
+        if (D == direction::pack && at.stride > 512) {
+            for (const uint8_t *end = mem + count * at.stride; mem != end; mem += at.stride, stream += Len)
+                move<D>(mem, stream, Len);
+            return;
+        }
         for (int64_t i = 0; i < count; ++i, stream += Len, mem += at.stride) move<D>(mem, stream, Len);
     } else {
         for (int64_t i = 0; i < count; ++i, stream += Len) move<D>(mem + at(i), stream, Len);

@@ -407,6 +407,43 @@ TEST(DatadescLayout, TransposedColumnsAndCloseSmallPieces) {
 
 // Ten loop levels, more than a walker holds without allocating: packing
 // from any offset with any budget still yields the typemap's bytes.
+// Pieces of each length that has its own kernel, at strides on both sides
+// of where far-apart pieces take another loop (> 512 B), negative and zero
+// strides included; packed whole and from every offset with a small budget,
+// then unpacked.
+TEST(DatadescLayout, StridedPiecesNearAndFarEveryFixedLength) {
+    for (int64_t len : {1, 2, 4, 8, 16}) {
+        for (int64_t stride : {int64_t{512}, int64_t{513}, int64_t{4096}, int64_t{-4096}, int64_t{0}}) {
+            const int64_t count = 19, span = (count - 1) * (stride < 0 ? -stride : stride) + len;
+            const int64_t first = stride < 0 ? span - len : 0;  // the first piece's byte in memory
+            dd_handle pieces;
+            ASSERT_EQ(ccs_datadesc_hvector(count, len, stride, CCS_BYTE, pieces.out()), CCS_OK);
+            commit(pieces);
+            std::vector<uint8_t> memory(static_cast<size_t>(span)), expected;
+            for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 13 + 5);
+            for (int64_t i = 0; i < count; ++i)
+                for (int64_t b = 0; b < len; ++b) expected.push_back(memory[static_cast<size_t>(first + i * stride + b)]);
+            SCOPED_TRACE("len " + std::to_string(len) + ", stride " + std::to_string(stride));
+            EXPECT_EQ(pack_all(pieces, memory.data() + first, 1), expected);
+            std::vector<uint8_t> packed(expected.size(), 0);
+            int64_t done = 0;
+            for (int64_t offset = 0; offset < static_cast<int64_t>(packed.size()); offset += done)
+                ASSERT_EQ(ccs_datadesc_pack(memory.data() + first, 1, pieces, offset, packed.data() + offset, 3, &done),
+                          CCS_OK);
+            EXPECT_EQ(packed, expected);
+            if (stride == 0) continue;  // overlapping pieces: unpack order decides, nothing to check
+            std::vector<uint8_t> back(memory.size(), 0);
+            for (int64_t offset = 0; offset < static_cast<int64_t>(expected.size()); offset += done)
+                ASSERT_EQ(ccs_datadesc_unpack(expected.data() + offset, 3, back.data() + first, 1, pieces, offset, &done),
+                          CCS_OK);
+            for (int64_t i = 0; i < span; ++i) {  // the lowest piece starts at byte 0 either way
+                const bool in_piece = i % (stride < 0 ? -stride : stride) < len;
+                ASSERT_EQ(back[static_cast<size_t>(i)], in_piece ? memory[static_cast<size_t>(i)] : 0) << "byte " << i;
+            }
+        }
+    }
+}
+
 TEST(DatadescLayout, DeepLoopNestWalksFromAnyOffset) {
     std::vector<int64_t> offsets = {0, 3};  // the typemap, level by level
     dd_handle level;
