@@ -1,12 +1,16 @@
 // Datadesc pack/unpack throughput per shape, against (a) a hand-written loop
 // for that shape and (b) MPICH's MPI_Pack/MPI_Unpack, in the same run.
 //   build/bin/ccs_perf_datadesc [--benchmark_filter=...]
-// Names: <shape>/<pack|unpack>/<ccs|hand|mpich>; bytes_per_second counts
+// Names: <shape>/<pack|unpack>/<ccs|hand|mpich>, and the paired runs
+// <shape>/<pack|unpack>/ccs_vs_<hand|mpich> whose `ratio` counter is CCS's
+// throughput over the other's (see run_paired); bytes_per_second counts
 // packed bytes. DDTBench-like shapes are prefixed ddt_.
 #include "datadesc_shapes.hpp"
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -170,30 +174,64 @@ shape struct_mixed() {
 
 enum class impl { ccs, hand, mpich };
 
-void run(benchmark::State &state, const shape &s, bool pack, impl which) {
+// One pack or unpack of the whole shape by one implementation.
+void pass(const shape &s, bool pack, impl which) {
     uint8_t *mem = memory().data();
     uint8_t *packed = packed_buffer().data();
-    for (auto _ : state) {
-        switch (which) {
-        case impl::ccs: {
-            int64_t done = 0;
-            if (pack) ccs_datadesc_pack(mem, 1, s.ccs, 0, packed, s.packed_bytes, &done);
-            else ccs_datadesc_unpack(packed, s.packed_bytes, mem, 1, s.ccs, 0, &done);
-            break;
-        }
-        case impl::hand:
-            if (pack) s.hand_pack(mem, packed);
-            else s.hand_unpack(packed, mem);
-            break;
-        case impl::mpich: {
-            int position = 0;
-            if (pack) MPI_Pack(mem, 1, s.mpi, packed, static_cast<int>(s.packed_bytes), &position, MPI_COMM_SELF);
-            else MPI_Unpack(packed, static_cast<int>(s.packed_bytes), &position, mem, 1, s.mpi, MPI_COMM_SELF);
-            break;
-        }
-        }
-        benchmark::ClobberMemory();
+    switch (which) {
+    case impl::ccs: {
+        int64_t done = 0;
+        if (pack) ccs_datadesc_pack(mem, 1, s.ccs, 0, packed, s.packed_bytes, &done);
+        else ccs_datadesc_unpack(packed, s.packed_bytes, mem, 1, s.ccs, 0, &done);
+        break;
     }
+    case impl::hand:
+        if (pack) s.hand_pack(mem, packed);
+        else s.hand_unpack(packed, mem);
+        break;
+    case impl::mpich: {
+        int position = 0;
+        if (pack) MPI_Pack(mem, 1, s.mpi, packed, static_cast<int>(s.packed_bytes), &position, MPI_COMM_SELF);
+        else MPI_Unpack(packed, static_cast<int>(s.packed_bytes), &position, mem, 1, s.mpi, MPI_COMM_SELF);
+        break;
+    }
+    }
+    benchmark::ClobberMemory();
+}
+
+void run(benchmark::State &state, const shape &s, bool pack, impl which) {
+    for (auto _ : state) pass(s, pack, which);
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * s.packed_bytes);
+}
+
+// CCS and another implementation taking turns, one pass each per
+// iteration, the order swapped every iteration. The VM's memory bandwidth
+// drifts by 10-20 % over seconds, more than the differences judged here;
+// two passes microseconds apart see the same machine, so the median of the
+// per-iteration ratios measures the implementations, not the drift (the
+// hand loop paired with itself gives 0.995-1.005 on every shape tried).
+// Counters: ratio = median of (other's time / CCS's time), i.e. CCS's
+// throughput relative to the other's; bytes_per_second is CCS's (manual
+// time counts only CCS's passes).
+void run_paired(benchmark::State &state, const shape &s, bool pack, impl other) {
+    using clock = std::chrono::steady_clock;
+    std::vector<double> ratios;
+    bool ccs_first = true;
+    for (auto _ : state) {
+        double ccs_s = 0, other_s = 0;
+        for (int turn = 0; turn < 2; ++turn) {
+            const bool ccs_now = (turn == 0) == ccs_first;
+            const auto start = clock::now();
+            pass(s, pack, ccs_now ? impl::ccs : other);
+            const double took = std::chrono::duration<double>(clock::now() - start).count();
+            (ccs_now ? ccs_s : other_s) = took;
+        }
+        ccs_first = !ccs_first;
+        ratios.push_back(other_s / ccs_s);
+        state.SetIterationTime(ccs_s);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    if (!ratios.empty()) state.counters["ratio"] = ratios[ratios.size() / 2];
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * s.packed_bytes);
 }
 
@@ -227,6 +265,13 @@ int main(int argc, char **argv) {
                 benchmark::RegisterBenchmark((s.name + (pack ? "/pack/" : "/unpack/") + label).c_str(),
                                              [&s, pack, which = which](benchmark::State &st) { run(st, s, pack, which); })
                     ->UseRealTime();
+    // Paired runs (run_paired): <shape>/<dir>/ccs_vs_hand and ccs_vs_mpich.
+    for (const auto &s : shapes)
+        for (bool pack : {true, false})
+            for (auto [other, label] : {std::pair{impl::hand, "ccs_vs_hand"}, std::pair{impl::mpich, "ccs_vs_mpich"}})
+                benchmark::RegisterBenchmark((s.name + (pack ? "/pack/" : "/unpack/") + label).c_str(),
+                                             [&s, pack, other = other](benchmark::State &st) { run_paired(st, s, pack, other); })
+                    ->UseManualTime();
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
