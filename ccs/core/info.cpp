@@ -79,10 +79,10 @@ extern "C" ccs_status_t ccs_info_print(FILE *out) {
         else
             std::fprintf(out, "selection: CCS_TRANSPORT=%s (in this order)\n", choice.c_str());
 
-        std::string gap_text;
+        std::string gap_error;
         std::chrono::nanoseconds gap{};
-        if (!wait_gap_param(gap, gap_text)) {
-            std::fprintf(out, "waits:     INVALID: CCS_WAIT_GAP_NS='%s' (ns up to 10000)\n", gap_text.c_str());
+        if (!wait_gap_param(gap, gap_error)) {
+            std::fprintf(out, "waits:     INVALID: %s\n", gap_error.c_str());
         } else {
             const poll_gap g{gap};
             std::fprintf(out,

@@ -77,40 +77,44 @@ ccs_status_t runtime::release() {
     return st;
 }
 
-ccs_status_t runtime::start() {
+// Every environment parameter of the core, read before anything starts:
+// a bad value fails ccs_init with nothing to undo.
+ccs_status_t runtime::read_settings(settings &out) {
     param_declare_core();
-    ccs_status_t st = CCS_OK;
+    std::string error, emulate, expose;
+    size_t pause_ms = 0;
+    if (!param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
+        !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
+        !param_size("CCS_TEST_BARRIER_PAUSE_MS", "ms", 60000, pause_ms, error) || !wait_gap_param(out.wait_gap, error) ||
+        !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
+        !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error))
+        return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
+    out.barrier_pause = std::chrono::milliseconds(pause_ms);
+    out.rma_emulate = emulate == "1";
+    out.expose_all = expose == "all";
+    return CCS_OK;
+}
+
+ccs_status_t runtime::start() {
+    ccs_status_t st = read_settings(settings_);
+    if (st != CCS_OK) return st;
     boot_ = bootstrap_create(st);
     if (st != CCS_OK) return st;
     rank_ = boot_->rank();
     size_ = boot_->size();
     log_set_rank(rank_);
 
-    size_t queue_limit = 0;
-    const std::string limit = param_get("CCS_AM_QUEUE_LIMIT", "8M", "");
-    if (!parse_size(limit, queue_limit))
-        return fail(CCS_ERR_INVALID_ARG, "CCS_AM_QUEUE_LIMIT='" + limit + "' is not a size (e.g. 8M)");
-
     // Test mode: the last rank pauses in every barrier after its first
     // round's message, so a test can let the others finish first.
-    const std::string pause = param_get("CCS_TEST_BARRIER_PAUSE_MS", "0", "");
-    size_t pause_ms = 0;
-    if (!parse_size(pause, pause_ms) || pause_ms > 60000)
-        return fail(CCS_ERR_INVALID_ARG, "CCS_TEST_BARRIER_PAUSE_MS='" + pause + "' is not a number of ms up to 60000");
-    if (rank_ == size_ - 1) barrier_pause_ = std::chrono::milliseconds(pause_ms);
-
-    std::string gap_text;
-    std::chrono::nanoseconds gap{};
-    if (!wait_gap_param(gap, gap_text))
-        return fail(CCS_ERR_INVALID_ARG, "CCS_WAIT_GAP_NS='" + gap_text + "' is not a number of ns up to 10000");
-    wait_gap_ = poll_gap(gap);
+    if (rank_ == size_ - 1) barrier_pause_ = settings_.barrier_pause;
+    wait_gap_ = poll_gap(settings_.wait_gap);
     wait_tight_ticks_ = tick_clock::ticks(wait_tight);
 
     context *internal = nullptr;
     st = contexts_.create(0, "ccs-internal", size_, internal);
     if (st != CCS_OK) return st;
     internal->handler(barrier_handler_id) = {&runtime::barrier_handler, this};
-    am_ = std::make_unique<am_engine>(contexts_, rank_, size_, queue_limit);
+    am_ = std::make_unique<am_engine>(contexts_, rank_, size_, settings_.queue_limit);
 
     st = wireup(*boot_, *am_, wired_);
     if (st != CCS_OK) return st;
@@ -122,21 +126,13 @@ ccs_status_t runtime::start() {
 }
 
 ccs_status_t runtime::start_rma(context &internal) {
-    size_t max_unused = 0;
-    const std::string unused = param_get("CCS_RCACHE_MAX_UNUSED", "256M", "");
-    if (!parse_size(unused, max_unused))
-        return fail(CCS_ERR_INVALID_ARG, "CCS_RCACHE_MAX_UNUSED='" + unused + "' is not a size (e.g. 256M)");
-    const std::string emulate = param_get("CCS_RMA_EMULATE", "0", "");
-    const std::string expose = param_get("CCS_RMA_EXPOSE", "registered", "");
-    if ((emulate != "0" && emulate != "1") || (expose != "registered" && expose != "all"))
-        return fail(CCS_ERR_INVALID_ARG, "CCS_RMA_EMULATE must be 0 or 1 and CCS_RMA_EXPOSE registered or all");
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
-    memory_ = std::make_unique<memory_registry>(all, rank_, max_unused);
-    memory_->expose_all = expose == "all";
+    memory_ = std::make_unique<memory_registry>(all, rank_, settings_.max_unused);
+    memory_->expose_all = settings_.expose_all;
     std::vector<transport *> route(static_cast<size_t>(size_), nullptr);
     for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
-    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, rank_, emulate == "1");
+    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, rank_, settings_.rma_emulate);
     rma_->install(internal, rma_first_handler_id, [this] { progress(); });
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
     return CCS_OK;

@@ -102,6 +102,17 @@ public:
     const std::vector<std::unique_ptr<transport>> &transports() const { return wired_.transports; }
 
 private:
+    // The core's environment parameters (util/params.cpp lists them).
+    struct settings {
+        size_t queue_limit = 0;                       // CCS_AM_QUEUE_LIMIT
+        size_t max_unused = 0;                        // CCS_RCACHE_MAX_UNUSED
+        std::chrono::milliseconds barrier_pause{0};   // CCS_TEST_BARRIER_PAUSE_MS
+        std::chrono::nanoseconds wait_gap{0};         // CCS_WAIT_GAP_NS
+        bool rma_emulate = false;                     // CCS_RMA_EMULATE
+        bool expose_all = false;                      // CCS_RMA_EXPOSE
+    };
+    static ccs_status_t read_settings(settings &out);
+
     runtime() = default;
     ccs_status_t start();
     ccs_status_t start_rma(context &internal);
@@ -109,6 +120,7 @@ private:
     int poll();
     static void barrier_handler(const ccs_am_message_t *message, void *arg);
 
+    settings settings_;
     std::unique_ptr<bootstrap> boot_;
     static inline runtime *current_ = nullptr;
     int rank_ = 0;

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 namespace {
 
 void expect_every_call_refused(ccs_status_t want) {
@@ -55,6 +59,41 @@ void expect_every_call_refused(ccs_status_t want) {
 }
 
 }  // namespace
+
+// Runs first (the test after it finalizes for good). Each bad value of a
+// core parameter fails ccs_init with an error naming the variable and its
+// text and leaves CCS uninitialized; the next test's ccs_init then works.
+TEST(Lifecycle, ABadParameterFailsInitByNameAndLeavesNothingBehind) {
+    const struct {
+        const char *name, *value;
+    } bad[] = {{"CCS_AM_QUEUE_LIMIT", "lots"},    {"CCS_AM_QUEUE_LIMIT", "-1"},
+               {"CCS_RCACHE_MAX_UNUSED", "12q"},  {"CCS_TEST_BARRIER_PAUSE_MS", "60001"},
+               {"CCS_WAIT_GAP_NS", "10001"},      {"CCS_WAIT_GAP_NS", ""},
+               {"CCS_RMA_EMULATE", "yes"},        {"CCS_RMA_EXPOSE", "everything"}};
+    for (const auto &b : bad) {
+        SCOPED_TRACE(std::string(b.name) + "='" + b.value + "'");
+        ::setenv(b.name, b.value, 1);
+        EXPECT_EQ(ccs_init(nullptr), CCS_ERR_INVALID_ARG);
+        const std::string error = ccs_last_error();
+        EXPECT_NE(error.find(std::string(b.name) + "='" + b.value + "'"), std::string::npos) << error;
+        ::unsetenv(b.name);
+        int flag = -1;
+        EXPECT_EQ(ccs_initialized(&flag), CCS_OK);
+        EXPECT_EQ(flag, 0);
+    }
+    // The largest gap allowed is taken (ccs_info reads it as ccs_init does).
+    ::setenv("CCS_WAIT_GAP_NS", "10000", 1);
+    char *text = nullptr;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    ASSERT_EQ(ccs_info_print(out), CCS_OK);
+    std::fclose(out);
+    const std::string info(text, size);
+    std::free(text);
+    ::unsetenv("CCS_WAIT_GAP_NS");
+    EXPECT_NE(info.find("then every ~10000 ns"), std::string::npos) << info;
+    // The next test starts with a successful ccs_init after these failures.
+}
 
 TEST(Lifecycle, BeforeInitDuringAndAfterFinalize) {
     expect_every_call_refused(CCS_ERR_NOT_INITIALIZED);

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
+
 using namespace ccs;
 
 TEST(TransportSelection, OrderedListIsExplicit) {
@@ -56,6 +59,34 @@ TEST(Params, SizesWithSuffixes) {
     EXPECT_FALSE(parse_size("12q", v));
     EXPECT_FALSE(parse_size("99999999999999999999", v));
     EXPECT_FALSE(parse_size("99999999999G", v));
+}
+
+// Declared parameters take their default from the declaration, refuse
+// values above their limit or outside their choices, and say why.
+TEST(Params, DeclaredSizesAndChoicesUseOneDefaultAndBounds) {
+    param_declare_core();
+    size_t v = 0;
+    std::string value, error;
+    ::unsetenv("CCS_AM_QUEUE_LIMIT");
+    ASSERT_TRUE(param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, v, error)) << error;
+    EXPECT_EQ(v, size_t{8} << 20);  // the declared default, 8M
+    ::setenv("CCS_WAIT_GAP_NS", "10000", 1);
+    ASSERT_TRUE(param_size("CCS_WAIT_GAP_NS", "ns", 10000, v, error)) << error;
+    EXPECT_EQ(v, 10000u);
+    ::setenv("CCS_WAIT_GAP_NS", "10001", 1);
+    EXPECT_FALSE(param_size("CCS_WAIT_GAP_NS", "ns", 10000, v, error));
+    EXPECT_EQ(error, "CCS_WAIT_GAP_NS='10001' is not a number of ns (default 80, at most 10000)");
+    ::unsetenv("CCS_WAIT_GAP_NS");
+    EXPECT_FALSE(param_size("CCS_NOT_DECLARED", "bytes", SIZE_MAX, v, error));
+    EXPECT_NE(error.find("not a declared parameter"), std::string::npos) << error;
+
+    ::unsetenv("CCS_RMA_EXPOSE");
+    ASSERT_TRUE(param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, value, error)) << error;
+    EXPECT_EQ(value, "registered");
+    ::setenv("CCS_RMA_EXPOSE", "All", 1);
+    EXPECT_FALSE(param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, value, error));
+    EXPECT_EQ(error, "CCS_RMA_EXPOSE='All' is not one of registered, all (default registered)");
+    ::unsetenv("CCS_RMA_EXPOSE");
 }
 
 TEST(Serialize, RoundTripAndTruncationIsDetected) {

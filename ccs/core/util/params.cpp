@@ -1,6 +1,7 @@
 #include "util/params.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -20,6 +21,22 @@ void remember(const std::string &name, const std::string &default_value,
     std::lock_guard<std::mutex> lock(g_mutex);
     auto &r = registry();
     if (r.find(name) == r.end()) r[name] = {name, default_value, description};
+}
+
+// The text of a declared parameter (set, or its declared default).
+bool declared_text(const std::string &name, std::string &text, std::string &default_value, std::string &error) {
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        const auto it = registry().find(name);
+        if (it == registry().end()) {
+            error = name + " is not a declared parameter";
+            return false;
+        }
+        default_value = it->second.default_value;
+    }
+    const char *set = std::getenv(name.c_str());
+    text = set ? set : default_value;
+    return true;
 }
 
 }  // namespace
@@ -47,6 +64,30 @@ bool parse_size(const std::string &text, size_t &value) {
     if (n > ~0ull / mult) return false;
     value = static_cast<size_t>(n * mult);
     return true;
+}
+
+bool param_size(const std::string &name, const char *unit, size_t max, size_t &value, std::string &error) {
+    std::string text, default_value;
+    if (!declared_text(name, text, default_value, error)) return false;
+    if (parse_size(text, value) && value <= max) return true;
+    const bool bytes = std::string(unit) == "bytes";
+    error = name + "='" + text + "' is not a number of " + unit + (bytes ? " (suffixes k, M, G; " : " (") +
+            "default " + default_value +
+            (max == SIZE_MAX ? ")" : ", at most " + std::to_string(max) + ")");
+    return false;
+}
+
+bool param_choice(const std::string &name, std::initializer_list<const char *> choices, std::string &value,
+                  std::string &error) {
+    std::string default_value;
+    if (!declared_text(name, value, default_value, error)) return false;
+    std::string listed;
+    for (const char *c : choices) {
+        if (value == c) return true;
+        listed += (listed.empty() ? "" : ", ") + std::string(c);
+    }
+    error = name + "='" + value + "' is not one of " + listed + " (default " + default_value + ")";
+    return false;
 }
 
 std::vector<param_info> param_list() {

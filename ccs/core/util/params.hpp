@@ -2,6 +2,7 @@
 // that ccs_info can list each one with its meaning and current value.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,17 @@ std::string param_get(const std::string &name, const std::string &default_value,
 
 // Parses a size such as 4096, 64k, 8M, 1G. Returns false on junk.
 bool parse_size(const std::string &text, size_t &value);
+
+// A numeric parameter the core declared (param_declare_core holds its
+// default): its value in parse_size syntax, at most `max`. False on junk or
+// a larger value, with `error` naming the variable, its text, the unit and
+// the limit.
+bool param_size(const std::string &name, const char *unit, size_t max, size_t &value, std::string &error);
+
+// A declared parameter that takes one of `choices`; false on anything
+// else, with `error` listing them.
+bool param_choice(const std::string &name, std::initializer_list<const char *> choices, std::string &value,
+                  std::string &error);
 
 // Every parameter read so far (or declared by param_declare_core).
 std::vector<param_info> param_list();

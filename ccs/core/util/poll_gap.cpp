@@ -30,10 +30,9 @@ poll_gap::poll_gap(std::chrono::nanoseconds gap) {
     pauses_ = static_cast<uint32_t>(std::clamp(n, 1.0, 10'000.0 / pause_ns() + 1));
 }
 
-bool wait_gap_param(std::chrono::nanoseconds &gap, std::string &text) {
-    text = param_get("CCS_WAIT_GAP_NS", "80", "");
+bool wait_gap_param(std::chrono::nanoseconds &gap, std::string &error) {
     size_t ns = 0;
-    if (!parse_size(text, ns) || ns > 10000) return false;
+    if (!param_size("CCS_WAIT_GAP_NS", "ns", 10000, ns, error)) return false;
     gap = std::chrono::nanoseconds(ns);
     return true;
 }

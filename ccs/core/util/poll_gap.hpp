@@ -44,8 +44,8 @@ private:
     uint32_t pauses_ = 0;
 };
 
-// The gap CCS_WAIT_GAP_NS asks for (`text` is its value); false when that
-// is not a number of ns up to 10000.
-bool wait_gap_param(std::chrono::nanoseconds &gap, std::string &text);
+// The gap CCS_WAIT_GAP_NS asks for; false, with `error` saying why, when
+// that is not a number of ns up to 10000.
+bool wait_gap_param(std::chrono::nanoseconds &gap, std::string &error);
 
 }  // namespace ccs
