@@ -174,9 +174,7 @@ bool runtime::progress() {
 void runtime::barrier_handler(const ccs_am_message_t *message, void *arg) {
     auto *self = static_cast<runtime *>(arg);
     const uint64_t epoch = message->args[0], round = message->args[1];
-    if (round >= self->barrier_arrived_[0].size()) return;
-    ++self->barrier_arrived_[epoch & 1][round];
-    self->barrier_flags_[epoch & 1][round] |= message->args[2];
+    self->barrier_arrivals_.record(epoch, round, message->args[2]);
 }
 
 // Dissemination barrier that survives failed peers without hanging and
@@ -196,8 +194,7 @@ ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
     constexpr uint64_t missing_flag = uint64_t{1} << 63;  // callers use the low bits
     const uint64_t epoch = barrier_epoch_++;
     context &internal = *contexts_.by_id(context_table::internal_id);
-    auto &arrived = barrier_arrived_[epoch & 1];
-    auto &seen = barrier_flags_[epoch & 1];
+    barrier_arrivals_.begin(epoch);
     const auto n = static_cast<uint64_t>(size_), me = static_cast<uint64_t>(rank_);
     std::optional<std::chrono::steady_clock::time_point> give_up_at;
     for (uint64_t round = 0, distance = 1; distance < n; ++round, distance <<= 1) {
@@ -209,19 +206,13 @@ ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
         if (round == 0 && barrier_pause_.count() > 0) [[unlikely]]
             std::this_thread::sleep_for(barrier_pause_);
         progress_until([&] {
-            if (arrived[round] > 0 || am_->peer_has_failed(from)) return true;
+            if (barrier_arrivals_.arrived(epoch, round) || am_->peer_has_failed(from)) return true;
             if (!am_->any_peer_failed()) return false;
             const auto now = std::chrono::steady_clock::now();
             if (!give_up_at) give_up_at = now + failure_grace;
             return now >= *give_up_at;
         });
-        if (arrived[round] == 0) {
-            flags |= missing_flag;
-            continue;
-        }
-        --arrived[round];
-        flags |= seen[round];
-        seen[round] = 0;
+        if (!barrier_arrivals_.take(epoch, round, flags)) flags |= missing_flag;
     }
     if (all_flags) *all_flags = flags & ~missing_flag;
     if (flags & missing_flag)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "am/am_engine.hpp"
+#include "barrier_arrivals.hpp"
 #include "bootstrap/bootstrap.hpp"
 #include "context.hpp"
 #include "memory/memory_registry.hpp"
@@ -133,12 +134,10 @@ private:
     backoff backoff_;
     poll_gap wait_gap_;  // CCS_WAIT_GAP_NS
     uint64_t wait_tight_ticks_ = 0;
-    // Dissemination barrier: arrivals per (epoch parity, round). A peer can
-    // be at most one barrier ahead, so two epochs suffice.
+    // Dissemination barrier.
     uint64_t barrier_epoch_ = 0;
     std::chrono::milliseconds barrier_pause_{0};  // CCS_TEST_BARRIER_PAUSE_MS, last rank only
-    std::array<std::array<uint32_t, 32>, 2> barrier_arrived_{};
-    std::array<std::array<uint64_t, 32>, 2> barrier_flags_{};
+    barrier_arrivals barrier_arrivals_;
 };
 
 }  // namespace ccs
