@@ -1,5 +1,7 @@
 // Calls before ccs_init and after ccs_finalize return the documented error;
 // ccs_init after the last finalize is refused. One process (singleton).
+#include "printed.hpp"
+
 #include <ccs/ccs.h>
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
@@ -83,13 +85,7 @@ TEST(Lifecycle, ABadParameterFailsInitByNameAndLeavesNothingBehind) {
     }
     // The largest gap allowed is taken (ccs_info reads it as ccs_init does).
     ::setenv("CCS_WAIT_GAP_NS", "10000", 1);
-    char *text = nullptr;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    ASSERT_EQ(ccs_info_print(out), CCS_OK);
-    std::fclose(out);
-    const std::string info(text, size);
-    std::free(text);
+    const std::string info = printed(ccs_info_print);
     ::unsetenv("CCS_WAIT_GAP_NS");
     EXPECT_NE(info.find("then every ~10000 ns"), std::string::npos) << info;
     // The next test starts with a successful ccs_init after these failures.

@@ -4,6 +4,7 @@
 // pretend nodes (CCS_NODE_ID per rank) checks that same-node peers go
 // through the node plugin and the others through the network plugin.
 #include "harness.hpp"
+#include "printed.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,15 +18,8 @@ namespace {
 
 // route.<plugin> statistics of this process, from ccs_stats_print.
 std::map<std::string, uint64_t> routes() {
-    char *text = nullptr;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
     std::map<std::string, uint64_t> out;
-    if (!f) return out;
-    ccs_stats_print(f);
-    std::fclose(f);
-    std::istringstream lines(std::string(text, size));
-    std::free(text);
+    std::istringstream lines(printed(ccs_stats_print));
     std::string word, name;
     int r = 0;
     uint64_t value = 0;

@@ -1,6 +1,8 @@
 // Every way a plugin can be unusable gives ccs_init a clear failure that
 // names the plugin, its path and the reason, and leaves the library able to
 // initialize afterwards.
+#include "printed.hpp"
+
 #include <ccs/ccs.h>
 
 #include <gtest/gtest.h>
@@ -78,13 +80,7 @@ TEST(PluginLoading, BadSelectionSyntax) {
 TEST(PluginLoading, InfoExplainsEveryBrokenPlugin) {
     ::setenv("CCS_PLUGIN_PATH", BROKEN_PLUGIN_DIR, 1);
     ::unsetenv("CCS_TRANSPORT");
-    char *text = nullptr;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    ASSERT_EQ(ccs_info_print(out), CCS_OK);
-    std::fclose(out);
-    const std::string info(text, size);
-    std::free(text);
+    const std::string info = printed(ccs_info_print);
     for (const char *expected : {"libccs_plugin_garbage.so", "no symbol ccs_plugin_v1", "ABI version 7",
                                  "smaller than the v1 header", "declares name 'somethingelse'",
                                  "query failed: operation not provided", "libccs_plugin_shm.so"})
