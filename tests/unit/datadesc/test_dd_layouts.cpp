@@ -405,8 +405,6 @@ TEST(DatadescLayout, TransposedColumnsAndCloseSmallPieces) {
     }
 }
 
-// Ten loop levels, more than a walker holds without allocating: packing
-// from any offset with any budget still yields the typemap's bytes.
 // Pieces of each length that has its own kernel, at strides on both sides
 // of where far-apart pieces take another loop (> 512 B), negative and zero
 // strides included; packed whole and from every offset with a small budget,
@@ -427,15 +425,19 @@ TEST(DatadescLayout, StridedPiecesNearAndFarEveryFixedLength) {
             EXPECT_EQ(pack_all(pieces, memory.data() + first, 1), expected);
             std::vector<uint8_t> packed(expected.size(), 0);
             int64_t done = 0;
-            for (int64_t offset = 0; offset < static_cast<int64_t>(packed.size()); offset += done)
+            for (int64_t offset = 0; offset < static_cast<int64_t>(packed.size()); offset += done) {
                 ASSERT_EQ(ccs_datadesc_pack(memory.data() + first, 1, pieces, offset, packed.data() + offset, 3, &done),
                           CCS_OK);
+                ASSERT_GT(done, 0);
+            }
             EXPECT_EQ(packed, expected);
             if (stride == 0) continue;  // overlapping pieces: unpack order decides, nothing to check
             std::vector<uint8_t> back(memory.size(), 0);
-            for (int64_t offset = 0; offset < static_cast<int64_t>(expected.size()); offset += done)
+            for (int64_t offset = 0; offset < static_cast<int64_t>(expected.size()); offset += done) {
                 ASSERT_EQ(ccs_datadesc_unpack(expected.data() + offset, 3, back.data() + first, 1, pieces, offset, &done),
                           CCS_OK);
+                ASSERT_GT(done, 0);
+            }
             for (int64_t i = 0; i < span; ++i) {  // the lowest piece starts at byte 0 either way
                 const bool in_piece = i % (stride < 0 ? -stride : stride) < len;
                 ASSERT_EQ(back[static_cast<size_t>(i)], in_piece ? memory[static_cast<size_t>(i)] : 0) << "byte " << i;
@@ -444,6 +446,8 @@ TEST(DatadescLayout, StridedPiecesNearAndFarEveryFixedLength) {
     }
 }
 
+// Ten loop levels, more than a walker holds without allocating: packing
+// from any offset with any budget still yields the typemap's bytes.
 TEST(DatadescLayout, DeepLoopNestWalksFromAnyOffset) {
     std::vector<int64_t> offsets = {0, 3};  // the typemap, level by level
     dd_handle level;
