@@ -105,9 +105,6 @@ ccs_status_t runtime::start() {
     size_ = boot_->size();
     log_set_rank(rank_);
 
-    // Test mode: the last rank pauses in every barrier after its first
-    // round's message, so a test can let the others finish first.
-    if (rank_ == size_ - 1) barrier_pause_ = settings_.barrier_pause;
     wait_gap_ = poll_gap(settings_.wait_gap);
     wait_tight_ticks_ = tick_clock::ticks(wait_tight);
 
@@ -204,8 +201,10 @@ ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
         const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 3, nullptr, 0, nullptr);
         if (st == CCS_ERR_PEER_FAILED) flags |= missing_flag;
         else if (st != CCS_OK) return st;
-        if (round == 0 && barrier_pause_.count() > 0) [[unlikely]]
-            std::this_thread::sleep_for(barrier_pause_);
+        // Test mode: the last rank pauses after its first round's message,
+        // so a test can let the others finish first.
+        if (round == 0 && settings_.barrier_pause.count() > 0 && rank_ == size_ - 1) [[unlikely]]
+            std::this_thread::sleep_for(settings_.barrier_pause);
         progress_until([&] {
             if (barrier_arrivals_.arrived(epoch, round) || am_->peer_has_failed(from)) return true;
             if (!am_->any_peer_failed()) return false;

@@ -107,7 +107,7 @@ private:
     struct settings {
         size_t queue_limit = 0;                       // CCS_AM_QUEUE_LIMIT
         size_t max_unused = 0;                        // CCS_RCACHE_MAX_UNUSED
-        std::chrono::milliseconds barrier_pause{0};   // CCS_TEST_BARRIER_PAUSE_MS
+        std::chrono::milliseconds barrier_pause{0};   // CCS_TEST_BARRIER_PAUSE_MS (last rank only)
         std::chrono::nanoseconds wait_gap{0};         // CCS_WAIT_GAP_NS
         bool rma_emulate = false;                     // CCS_RMA_EMULATE
         bool expose_all = false;                      // CCS_RMA_EXPOSE
@@ -136,7 +136,6 @@ private:
     uint64_t wait_tight_ticks_ = 0;
     // Dissemination barrier.
     uint64_t barrier_epoch_ = 0;
-    std::chrono::milliseconds barrier_pause_{0};  // CCS_TEST_BARRIER_PAUSE_MS, last rank only
     barrier_arrivals barrier_arrivals_;
 };
 
