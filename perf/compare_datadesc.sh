@@ -20,13 +20,14 @@ scripts/install-deps.sh perf
 figures=$(mktemp)
 trap 'rm -f "$figures" "$figures.round"' EXIT
 . perf/rounds.sh
+# bench <filter>: "name bytes_per_second ratio" per benchmark. CSV columns:
+# name,iterations,real_time,cpu_time,time_unit,bytes_per_second,...,ratio;
+# one run per counter set, since CSV needs the same counters in every row.
+bench() { taskset -c "$cpu" "$build/bin/ccs_perf_datadesc" --benchmark_filter="$1" --benchmark_min_time=0.5 \
+            --benchmark_format=csv 2>/dev/null |
+          awk -F, 'NR > 1 {gsub(/"/, "", $1); sub(/\/(manual|real)_time$/, "", $1); print $1, $6, $NF}'; }
 for round in $(seq "$rounds"); do
   echo "round $round of $rounds" >&2
-  # CSV: name,iterations,real_time,cpu_time,time_unit,bytes_per_second,...,ratio
-  # (one run per counter set: CSV needs the same counters in every row)
-  bench() { taskset -c "$cpu" "$build/bin/ccs_perf_datadesc" --benchmark_filter="$1" --benchmark_min_time=0.5 \
-              --benchmark_format=csv 2>/dev/null |
-            awk -F, 'NR > 1 {gsub(/"/, "", $1); sub(/\/(manual|real)_time$/, "", $1); print $1, $6, $NF}'; }
   { bench memcpy; bench ccs_vs_; } > "$figures.round"
   while read -r name rate ratio; do
     case "$name" in

@@ -260,18 +260,18 @@ int main(int argc, char **argv) {
     for (auto &s : ddtbench_shapes()) shapes.push_back(std::move(s));
     benchmark::RegisterBenchmark("memcpy_64MiB", memcpy_reference)->UseRealTime();
     for (const auto &s : shapes)
-        for (bool pack : {true, false})
+        for (bool pack : {true, false}) {
+            const std::string prefix = s.name + (pack ? "/pack/" : "/unpack/");
             for (auto [which, label] : {std::pair{impl::ccs, "ccs"}, std::pair{impl::hand, "hand"}, std::pair{impl::mpich, "mpich"}})
-                benchmark::RegisterBenchmark((s.name + (pack ? "/pack/" : "/unpack/") + label).c_str(),
+                benchmark::RegisterBenchmark((prefix + label).c_str(),
                                              [&s, pack, which = which](benchmark::State &st) { run(st, s, pack, which); })
                     ->UseRealTime();
-    // Paired runs (run_paired): <shape>/<dir>/ccs_vs_hand and ccs_vs_mpich.
-    for (const auto &s : shapes)
-        for (bool pack : {true, false})
+            // Paired runs (run_paired).
             for (auto [other, label] : {std::pair{impl::hand, "ccs_vs_hand"}, std::pair{impl::mpich, "ccs_vs_mpich"}})
-                benchmark::RegisterBenchmark((s.name + (pack ? "/pack/" : "/unpack/") + label).c_str(),
+                benchmark::RegisterBenchmark((prefix + label).c_str(),
                                              [&s, pack, other = other](benchmark::State &st) { run_paired(st, s, pack, other); })
                     ->UseManualTime();
+        }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
