@@ -3,6 +3,7 @@
 // zero counts and zero-length blocks, sticky lb/ub markers.
 #include "dd_helpers.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace {
@@ -408,9 +409,9 @@ TEST(DatadescLayout, TransposedColumnsAndCloseSmallPieces) {
 // Pieces of each length that has its own kernel, at strides on both sides
 // of where far-apart pieces take another loop (> 512 B), negative and zero
 // strides included; packed whole and from every offset with a small budget,
-// then unpacked.
+// then unpacked both ways.
 TEST(DatadescLayout, StridedPiecesNearAndFarEveryFixedLength) {
-    for (int64_t len : {1, 2, 4, 8, 16}) {
+    for (int64_t len : {1, 2, 4, 8, 16, 24, 40, 48}) {
         for (int64_t stride : {int64_t{512}, int64_t{513}, int64_t{4096}, int64_t{-4096}, int64_t{0}}) {
             const int64_t count = 19, span = (count - 1) * (stride < 0 ? -stride : stride) + len;
             const int64_t first = stride < 0 ? span - len : 0;  // the first piece's byte in memory
@@ -432,15 +433,20 @@ TEST(DatadescLayout, StridedPiecesNearAndFarEveryFixedLength) {
             }
             EXPECT_EQ(packed, expected);
             if (stride == 0) continue;  // overlapping pieces: unpack order decides, nothing to check
-            std::vector<uint8_t> back(memory.size(), 0);
-            for (int64_t offset = 0; offset < static_cast<int64_t>(expected.size()); offset += done) {
-                ASSERT_EQ(ccs_datadesc_unpack(expected.data() + offset, 3, back.data() + first, 1, pieces, offset, &done),
-                          CCS_OK);
-                ASSERT_GT(done, 0);
-            }
-            for (int64_t i = 0; i < span; ++i) {  // the lowest piece starts at byte 0 either way
-                const bool in_piece = i % (stride < 0 ? -stride : stride) < len;
-                ASSERT_EQ(back[static_cast<size_t>(i)], in_piece ? memory[static_cast<size_t>(i)] : 0) << "byte " << i;
+            const auto size = static_cast<int64_t>(expected.size());
+            for (int64_t budget : {int64_t{3}, size}) {  // piece by piece, and whole
+                SCOPED_TRACE("unpack budget " + std::to_string(budget));
+                std::vector<uint8_t> back(memory.size(), 0);
+                for (int64_t offset = 0; offset < size; offset += done) {
+                    ASSERT_EQ(ccs_datadesc_unpack(expected.data() + offset, std::min(budget, size - offset), back.data() + first,
+                                                  1, pieces, offset, &done),
+                              CCS_OK);
+                    ASSERT_GT(done, 0);
+                }
+                for (int64_t i = 0; i < span; ++i) {  // the lowest piece starts at byte 0 either way
+                    const bool in_piece = i % (stride < 0 ? -stride : stride) < len;
+                    ASSERT_EQ(back[static_cast<size_t>(i)], in_piece ? memory[static_cast<size_t>(i)] : 0) << "byte " << i;
+                }
             }
         }
     }
