@@ -244,6 +244,46 @@ void memcpy_reference(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
 }
 
+// One small pack or unpack (two 40-byte pieces 4080 B apart) after 64 MiB
+// of other writes, as after a compute phase or a large copy: what a call
+// costs when its code, the datadesc and the data all come from memory
+// (the loops above pay it once per pass too). The hand loop for the same
+// two pieces alongside. Counter median_ns: the median call; the reported
+// time is the mean.
+void cold_call(benchmark::State &state, bool pack, impl which) {
+    using clock = std::chrono::steady_clock;
+    constexpr int64_t piece = 40, stride = 4080;
+    static ccs_datadesc_t two = [] {
+        ccs_datadesc_t dd = nullptr;
+        ccs_datadesc_vector(2, piece, stride, CCS_BYTE, &dd);
+        ccs_datadesc_commit(dd);
+        return dd;
+    }();
+    uint8_t *mem = memory().data();
+    uint8_t *packed = packed_buffer().data();
+    uint8_t *elsewhere = packed + (64 << 20);  // the upper half of the packed buffer
+    std::vector<double> took;
+    for (auto _ : state) {
+        std::memset(elsewhere, static_cast<int>(took.size()), 64 << 20);
+        benchmark::ClobberMemory();
+        const auto start = clock::now();
+        if (which == impl::ccs) {
+            int64_t done = 0;
+            if (pack) ccs_datadesc_pack(mem, 1, two, 0, packed, 2 * piece, &done);
+            else ccs_datadesc_unpack(packed, 2 * piece, mem, 1, two, 0, &done);
+        } else {
+            for (int64_t i = 0; i < 2; ++i)
+                if (pack) std::memcpy(packed + i * piece, mem + i * stride, piece);
+                else std::memcpy(mem + i * stride, packed + i * piece, piece);
+        }
+        benchmark::ClobberMemory();
+        took.push_back(std::chrono::duration<double>(clock::now() - start).count());
+        state.SetIterationTime(took.back());
+    }
+    std::sort(took.begin(), took.end());
+    if (!took.empty()) state.counters["median_ns"] = took[took.size() / 2] * 1e9;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -259,6 +299,12 @@ int main(int argc, char **argv) {
     shapes.push_back(struct_mixed());
     for (auto &s : ddtbench_shapes()) shapes.push_back(std::move(s));
     benchmark::RegisterBenchmark("memcpy_64MiB", memcpy_reference)->UseRealTime();
+    for (bool pack : {true, false})
+        for (auto [which, label] : {std::pair{impl::ccs, "ccs"}, std::pair{impl::hand, "hand"}})
+            benchmark::RegisterBenchmark((std::string("cold_call/") + (pack ? "pack/" : "unpack/") + label).c_str(),
+                                         [pack, which = which](benchmark::State &st) { cold_call(st, pack, which); })
+                ->UseManualTime()
+                ->Iterations(400);
     for (const auto &s : shapes)
         for (bool pack : {true, false}) {
             const std::string prefix = s.name + (pack ? "/pack/" : "/unpack/");

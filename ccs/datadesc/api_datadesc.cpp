@@ -349,7 +349,7 @@ ccs_status_t check_stream(const char *call, const void *buffer, int64_t count, c
         (st = check_count(offset, call, "offset")) != CCS_OK || (st = check_count(max_bytes, call, "max_bytes")) != CCS_OK)
         return st;
     if (!done) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": done is NULL");
-    if (!mul(count, dd->root->size, stream_bytes))
+    if (!mul(count, dd->compiled->size, stream_bytes))  // the program, read next anyway
         return fail(CCS_ERR_OVERFLOW, std::string(call) + ": count times size overflows");
     if (offset > stream_bytes)
         return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": offset " + std::to_string(offset) +

@@ -10,8 +10,11 @@
 namespace ccs {
 
 // Records `detail` as the last error of this thread and returns `status`,
-// so a failing path reads `return fail(CCS_ERR_X, "...")`.
-ccs_status_t fail(ccs_status_t status, std::string detail);
+// so a failing path reads `return fail(CCS_ERR_X, "...")`. Cold: the
+// compiler moves each failing path, message building and all, out of the
+// function's hot code, so a call's fast path spans fewer cache lines and
+// pages (it runs from cold caches after a large copy or a compute phase).
+[[gnu::cold]] ccs_status_t fail(ccs_status_t status, std::string detail);
 
 const std::string &last_error();
 
