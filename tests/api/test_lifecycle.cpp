@@ -71,7 +71,8 @@ TEST(Lifecycle, ABadParameterFailsInitByNameAndLeavesNothingBehind) {
     } bad[] = {{"CCS_AM_QUEUE_LIMIT", "lots"},    {"CCS_AM_QUEUE_LIMIT", "-1"},
                {"CCS_RCACHE_MAX_UNUSED", "12q"},  {"CCS_TEST_BARRIER_PAUSE_MS", "60001"},
                {"CCS_WAIT_GAP_NS", "10001"},      {"CCS_WAIT_GAP_NS", ""},
-               {"CCS_RMA_EMULATE", "yes"},        {"CCS_RMA_EXPOSE", "everything"}};
+               {"CCS_RMA_EMULATE", "yes"},        {"CCS_RMA_EXPOSE", "everything"},
+               {"CCS_LOG_LEVEL", "loud"}};
     for (const auto &b : bad) {
         SCOPED_TRACE(std::string(b.name) + "='" + b.value + "'");
         ::setenv(b.name, b.value, 1);

@@ -11,13 +11,13 @@ namespace {
 int g_rank = -1;
 
 log_level configured_level() {
+    // ccs_init refuses a bad CCS_LOG_LEVEL; a message logged before (or
+    // without) it uses the default instead.
     static const log_level level = [] {
-        const std::string v = param_get("CCS_LOG_LEVEL", "warn",
-                                        "error, warn, info or debug");
-        if (v == "error") return log_level::error;
-        if (v == "info") return log_level::info;
-        if (v == "debug") return log_level::debug;
-        return log_level::warn;
+        log_level l = log_level::warn;
+        std::string ignored;
+        log_level_param(l, ignored);
+        return l;
     }();
     return level;
 }
@@ -33,6 +33,14 @@ const char *level_name(log_level level) {
 }
 
 }  // namespace
+
+bool log_level_param(log_level &level, std::string &error) {
+    param_declare_core();
+    std::string v;
+    if (!param_choice("CCS_LOG_LEVEL", {"error", "warn", "info", "debug"}, v, error)) return false;
+    level = v == "error" ? log_level::error : v == "info" ? log_level::info : v == "debug" ? log_level::debug : log_level::warn;
+    return true;
+}
 
 void log_set_rank(int rank) { g_rank = rank; }
 
