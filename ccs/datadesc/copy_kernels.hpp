@@ -169,17 +169,21 @@ inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, u
     return stream;
 }
 
-// One piece of a fixed length. Packing 4 or 8-byte pieces, through a
-// floating-point register (x86-64: movss / movsd; the bits are moved, never
-// interpreted): where the loads miss, these loops ran behind a hand loop
-// over doubles or floats, which compiles to the FP moves, while memcpy of 4
-// or 8 bytes compiles to integer moves (likely cause: integer load-store
-// pairs waiting on misses fill the integer scheduler and hold back later
-// loads; measured, not proven). Paired against the hand loop: 256^3 z face pack
-// 0.96-1.01 -> 0.99-1.00 (steadier as the VM's speed drifts), SPECFEM3D
-// (floats at listed indices) 0.99-1.00 -> 1.04-1.11, LAMMPS 1.02 -> 1.05. Unpacking, where the loads hit and
-// the stores miss, FP moves were no faster (z face 0.98-0.99 against
-// 0.99-1.03), so unpack moves through integer registers.
+// Packing many 4 or 8-byte pieces spread over more memory than the L2
+// holds, each piece moves through a floating-point register (x86-64:
+// movss / movsd; the bits are moved, never interpreted). There the loads
+// miss, and the loop through integer registers (what memcpy of 4 or 8
+// bytes compiles to) ran behind a hand loop over doubles or floats, which
+// compiles to the FP moves; likely the integer load-store pairs waiting on
+// misses fill the integer scheduler and hold back later loads (measured,
+// not proven). Paired against the hand loop: SPECFEM3D (2^18 floats at
+// listed indices) 0.99-1.00 -> 1.04-1.11, LAMMPS 1.02 -> 1.05, 256^3 z face
+// (65536 doubles) 0.96-1.01 -> 0.99-1.05. Where the lines stay cached (the
+// 4096 doubles of a 4096^2 column) FP moves lose: 1.02 -> 0.88-0.92; and
+// unpacking, where the loads hit, they were no faster (z face 0.98-0.99
+// against 0.99-1.03).
+constexpr int64_t fp_pack_min_pieces = 8192;  // 8192 lines: 512 KiB, an L2
+
 typedef float fp_bytes4 __attribute__((may_alias, aligned(1)));  // any bytes at any address
 typedef double fp_bytes8 __attribute__((may_alias, aligned(1)));
 
@@ -191,14 +195,36 @@ constexpr bool fp_moves_bits = true;
 constexpr bool fp_moves_bits = false;
 #endif
 
-template <direction D, size_t Len>
+template <direction D, size_t Len, bool Fp>
 inline void move_fixed(uint8_t *mem, uint8_t *stream) {
-    if constexpr (fp_moves_bits && D == direction::pack && Len == 4)
+    if constexpr (Fp && Len == 4)
         *reinterpret_cast<fp_bytes4 *>(stream) = *reinterpret_cast<const fp_bytes4 *>(mem);
-    else if constexpr (fp_moves_bits && D == direction::pack && Len == 8)
+    else if constexpr (Fp && Len == 8)
         *reinterpret_cast<fp_bytes8 *>(stream) = *reinterpret_cast<const fp_bytes8 *>(mem);
     else
         move<D>(mem, stream, Len);
+}
+
+// Pieces of Len bytes apart from one another, one at a time.
+template <direction D, size_t Len, bool Fp, class At>
+inline void copy_apart(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
+    if constexpr (std::is_same_v<At, strided>) {
+        // Packing pieces far apart, TLB misses bound the loop, and a loop
+        // that ends on the memory pointer, with no counter, runs 2-6 %
+        // faster than a counted one storing through an index (256^3 z face
+        // and 4096^2 column, paired runs against the hand loop: counted
+        // 0.94-1.00 and 0.97-0.98, this form 1.00-1.02 and 0.97-1.00).
+        // Pieces close together unpack 3-4 % slower this way (vector of
+        // 8 B at stride 16), so only far ones take it.
+        if (D == direction::pack && at.stride > 512) {
+            for (const uint8_t *end = mem + count * at.stride; mem != end; mem += at.stride, stream += Len)
+                move_fixed<D, Len, Fp>(mem, stream);
+            return;
+        }
+        for (int64_t i = 0; i < count; ++i, stream += Len, mem += at.stride) move_fixed<D, Len, Fp>(mem, stream);
+    } else {
+        for (int64_t i = 0; i < count; ++i, stream += Len) move_fixed<D, Len, Fp>(mem + at(i), stream);
+    }
 }
 
 template <direction D, size_t Len, class At>
@@ -220,23 +246,9 @@ inline void copy_fixed(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
             return;
         }
     }
-    if constexpr (std::is_same_v<At, strided>) {
-        // Packing pieces far apart, TLB misses bound the loop, and a loop
-        // that ends on the memory pointer, with no counter, runs 2-6 %
-        // faster than a counted one storing through an index (256^3 z face
-        // and 4096^2 column, paired runs against the hand loop: counted
-        // 0.94-1.00 and 0.97-0.98, this form 1.00-1.02 and 0.97-1.00).
-        // Pieces close together unpack 3-4 % slower this way (vector of
-        // 8 B at stride 16), so only far ones take it.
-        if (D == direction::pack && at.stride > 512) {
-            for (const uint8_t *end = mem + count * at.stride; mem != end; mem += at.stride, stream += Len)
-                move_fixed<D, Len>(mem, stream);
-            return;
-        }
-        for (int64_t i = 0; i < count; ++i, stream += Len, mem += at.stride) move_fixed<D, Len>(mem, stream);
-    } else {
-        for (int64_t i = 0; i < count; ++i, stream += Len) move_fixed<D, Len>(mem + at(i), stream);
-    }
+    if constexpr (fp_moves_bits && D == direction::pack && (Len == 4 || Len == 8))
+        if (count >= fp_pack_min_pieces) return copy_apart<D, Len, true>(mem, stream, count, at);
+    copy_apart<D, Len, false>(mem, stream, count, at);
 }
 
 // Unpacking a few bytes into each of a few thousand lines whose addresses

@@ -453,48 +453,51 @@ TEST(DatadescLayout, StridedPiecesNearAndFarEveryFixedLength) {
     }
 }
 
-// Packing 4 and 8-byte pieces moves them through floating-point registers:
-// bit patterns that arithmetic would change (signaling NaNs, NaN payloads,
-// subnormals, negative zero) must arrive unchanged, at odd addresses too,
-// for strided pieces near and far apart and for pieces at listed places.
+// Packing many 4 and 8-byte pieces (8192 or more) moves them through
+// floating-point registers: bit patterns that arithmetic would change
+// (signaling NaNs, NaN payloads, subnormals, negative zero) must arrive
+// unchanged, at odd addresses too, for strided pieces near and far apart
+// and for pieces at listed places, in runs above and below that count.
 TEST(DatadescLayout, PiecesThatLookLikeFloatsPackBitForBit) {
     const uint32_t floats[] = {0x7f800001u, 0xffa00000u, 0x7fc12345u, 0x00000001u, 0x80000000u, 0xdeadbeefu};
     const uint64_t doubles[] = {0x7ff0000000000001ull, 0xfff4000000000000ull, 0x7ff8dead0000beefull,
                                 0x0000000000000001ull, 0x8000000000000000ull, 0x0123456789abcdefull};
-    for (int64_t len : {4, 8}) {
-        for (int64_t stride : {int64_t{16}, int64_t{4097}, int64_t{-4097}}) {
-            for (bool listed : {false, true}) {
-                SCOPED_TRACE("len " + std::to_string(len) + ", stride " + std::to_string(stride) +
-                             (listed ? ", listed" : ""));
-                const int64_t count = 6, step = stride < 0 ? -stride : stride, span = (count - 1) * step + len;
-                const int64_t first = stride < 0 ? span - len : 0;
-                std::vector<uint8_t> memory(static_cast<size_t>(span) + 1, 0x5a), expected;
-                uint8_t *base = memory.data() + 1 + first;  // odd addresses
-                std::vector<int64_t> displacements;
-                for (int64_t i = 0; i < count; ++i) {
-                    // Listed: the same places visited in a scrambled order.
-                    const int64_t at = listed ? ((i * 5) % count) * stride : i * stride;
-                    displacements.push_back(at);
-                    if (len == 4) std::memcpy(base + at, &floats[i], 4);
-                    else std::memcpy(base + at, &doubles[i], 8);
-                    const uint8_t *bits = len == 4 ? reinterpret_cast<const uint8_t *>(&floats[i])
-                                                   : reinterpret_cast<const uint8_t *>(&doubles[i]);
-                    expected.insert(expected.end(), bits, bits + len);
-                }
-                dd_handle pieces;
-                if (listed)
-                    ASSERT_EQ(ccs_datadesc_hindexed_block(count, len, displacements.data(), CCS_BYTE, pieces.out()),
+    for (int64_t count : {int64_t{6}, int64_t{9001}}) {
+        for (int64_t len : {4, 8}) {
+            for (int64_t stride : {int64_t{16}, int64_t{520}, int64_t{-520}}) {
+                for (bool listed : {false, true}) {
+                    SCOPED_TRACE(std::to_string(count) + " pieces, len " + std::to_string(len) + ", stride " +
+                                 std::to_string(stride) + (listed ? ", listed" : ""));
+                    const int64_t step = stride < 0 ? -stride : stride, span = (count - 1) * step + len;
+                    const int64_t first = stride < 0 ? span - len : 0;
+                    std::vector<uint8_t> memory(static_cast<size_t>(span) + 1, 0x5a), expected;
+                    uint8_t *base = memory.data() + 1 + first;  // odd addresses
+                    std::vector<int64_t> displacements;
+                    for (int64_t i = 0; i < count; ++i) {
+                        // Listed: the same places visited in a scrambled order
+                        // (7 and every count used here are coprime).
+                        const int64_t at = listed ? ((i * 7) % count) * stride : i * stride;
+                        displacements.push_back(at);
+                        const auto *bits = len == 4 ? reinterpret_cast<const uint8_t *>(&floats[i % 6])
+                                                    : reinterpret_cast<const uint8_t *>(&doubles[i % 6]);
+                        std::memcpy(base + at, bits, static_cast<size_t>(len));
+                        expected.insert(expected.end(), bits, bits + len);
+                    }
+                    dd_handle pieces;
+                    if (listed)
+                        ASSERT_EQ(ccs_datadesc_hindexed_block(count, len, displacements.data(), CCS_BYTE, pieces.out()),
+                                  CCS_OK);
+                    else
+                        ASSERT_EQ(ccs_datadesc_hvector(count, len, stride, CCS_BYTE, pieces.out()), CCS_OK);
+                    commit(pieces);
+                    ASSERT_EQ(pack_all(pieces, base, 1), expected);
+                    std::vector<uint8_t> back(memory.size(), 0x5a);
+                    int64_t done = 0;
+                    ASSERT_EQ(ccs_datadesc_unpack(expected.data(), static_cast<int64_t>(expected.size()),
+                                                  back.data() + 1 + first, 1, pieces, 0, &done),
                               CCS_OK);
-                else
-                    ASSERT_EQ(ccs_datadesc_hvector(count, len, stride, CCS_BYTE, pieces.out()), CCS_OK);
-                commit(pieces);
-                EXPECT_EQ(pack_all(pieces, base, 1), expected);
-                std::vector<uint8_t> back(memory.size(), 0x5a);
-                int64_t done = 0;
-                ASSERT_EQ(ccs_datadesc_unpack(expected.data(), static_cast<int64_t>(expected.size()), back.data() + 1 + first,
-                                              1, pieces, 0, &done),
-                          CCS_OK);
-                EXPECT_EQ(back, memory);
+                    ASSERT_EQ(back, memory);
+                }
             }
         }
     }
