@@ -208,8 +208,10 @@ void run(benchmark::State &state, const shape &s, bool pack, impl which) {
 // iteration, the order swapped every iteration. The VM's memory bandwidth
 // drifts by 10-20 % over seconds, more than the differences judged here;
 // two passes microseconds apart see the same machine, so the median of the
-// per-iteration ratios measures the implementations, not the drift (the
-// hand loop paired with itself gives 0.995-1.005 on every shape tried).
+// per-iteration ratios measures the implementations, not the drift, and
+// swapping the order cancels what one pass leaves the next (a loop paired
+// with itself reads 1.00). It does not cancel changes of the VM's speed
+// over minutes, which move some shapes' ratios by a few %.
 // Counters: ratio = median of (other's time / CCS's time), i.e. CCS's
 // throughput relative to the other's; bytes_per_second is CCS's (manual
 // time counts only CCS's passes).
