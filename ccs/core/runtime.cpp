@@ -84,7 +84,7 @@ ccs_status_t runtime::read_settings(settings &out) {
     param_declare_core();
     std::string error, emulate, expose;
     size_t pause_ms = 0;
-    log_level level;
+    log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
         !param_size("CCS_TEST_BARRIER_PAUSE_MS", "ms", 60000, pause_ms, error) || !wait_gap_param(out.wait_gap, error) ||

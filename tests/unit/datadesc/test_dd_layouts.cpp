@@ -474,8 +474,8 @@ TEST(DatadescLayout, PiecesThatLookLikeFloatsPackBitForBit) {
                     uint8_t *base = memory.data() + 1 + first;  // odd addresses
                     std::vector<int64_t> displacements;
                     for (int64_t i = 0; i < count; ++i) {
-                        // Listed: the same places visited in a scrambled order
-                        // (7 and every count used here are coprime).
+                        // Listed: the same places, each once (7 is coprime with
+                        // both counts), in a scrambled order for 9001 pieces.
                         const int64_t at = listed ? ((i * 7) % count) * stride : i * stride;
                         displacements.push_back(at);
                         const auto *bits = len == 4 ? reinterpret_cast<const uint8_t *>(&floats[i % 6])
