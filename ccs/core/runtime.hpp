@@ -16,7 +16,6 @@
 
 #include <ccs/ccs.h>
 
-#include <array>
 #include <chrono>
 #include <memory>
 #include <string>

@@ -197,10 +197,12 @@ constexpr bool fp_moves_bits = false;
 
 template <direction D, size_t Len, bool Fp>
 inline void move_fixed(uint8_t *mem, uint8_t *stream) {
+    uint8_t *to = D == direction::pack ? stream : mem;
+    const uint8_t *from = D == direction::pack ? mem : stream;
     if constexpr (Fp && Len == 4)
-        *reinterpret_cast<fp_bytes4 *>(stream) = *reinterpret_cast<const fp_bytes4 *>(mem);
+        *reinterpret_cast<fp_bytes4 *>(to) = *reinterpret_cast<const fp_bytes4 *>(from);
     else if constexpr (Fp && Len == 8)
-        *reinterpret_cast<fp_bytes8 *>(stream) = *reinterpret_cast<const fp_bytes8 *>(mem);
+        *reinterpret_cast<fp_bytes8 *>(to) = *reinterpret_cast<const fp_bytes8 *>(from);
     else
         move<D>(mem, stream, Len);
 }
