@@ -503,6 +503,53 @@ TEST(DatadescLayout, PiecesThatLookLikeFloatsPackBitForBit) {
     }
 }
 
+// Runs long enough that the kernels prefetch pieces ahead (8192 pieces or
+// more, strided 1 KiB apart or more, or listed in a scrambled order), one
+// count that the prefetch distance divides and one that leaves a tail:
+// every piece arrives, whole and from an offset that starts mid-run.
+TEST(DatadescLayout, LongRunsOfPiecesFarApartOrScattered) {
+    for (int64_t count : {int64_t{8192}, int64_t{8192 + 37}}) {
+        for (int64_t len : {1, 4, 8, 16, 24, 40}) {
+            for (int64_t stride : {int64_t{1032}}) {
+                for (bool listed : {false, true}) {
+                    SCOPED_TRACE(std::to_string(count) + " pieces, len " + std::to_string(len) + ", stride " +
+                                 std::to_string(stride) + (listed ? ", listed" : ""));
+                    std::vector<int64_t> displacements;
+                    for (int64_t i = 0; i < count; ++i)  // 4099 is prime: a permutation of the places
+                        displacements.push_back((listed ? (i * 4099) % count : i) * stride);
+                    dd_handle pieces;
+                    if (listed)
+                        ASSERT_EQ(ccs_datadesc_hindexed_block(count, len, displacements.data(), CCS_BYTE, pieces.out()),
+                                  CCS_OK);
+                    else
+                        ASSERT_EQ(ccs_datadesc_hvector(count, len, stride, CCS_BYTE, pieces.out()), CCS_OK);
+                    commit(pieces);
+                    std::vector<uint8_t> memory(static_cast<size_t>((count - 1) * stride + len)), expected;
+                    for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + i / 251);
+                    for (int64_t at : displacements)
+                        expected.insert(expected.end(), memory.begin() + at, memory.begin() + at + len);
+                    ASSERT_EQ(pack_all(pieces, memory.data(), 1), expected);
+                    const auto size = static_cast<int64_t>(expected.size());
+                    const int64_t from = 3 * len + 1;  // inside the fourth piece
+                    std::vector<uint8_t> tail(static_cast<size_t>(size - from), 0);
+                    int64_t done = 0;
+                    ASSERT_EQ(ccs_datadesc_pack(memory.data(), 1, pieces, from, tail.data(), size - from, &done), CCS_OK);
+                    ASSERT_EQ(done, size - from);
+                    ASSERT_TRUE(std::equal(tail.begin(), tail.end(), expected.begin() + from));
+                    std::vector<uint8_t> back(memory.size(), 0);
+                    ASSERT_EQ(ccs_datadesc_unpack(expected.data(), from, back.data(), 1, pieces, 0, &done), CCS_OK);
+                    ASSERT_EQ(ccs_datadesc_unpack(expected.data() + from, size - from, back.data(), 1, pieces, from, &done),
+                              CCS_OK);
+                    ASSERT_EQ(done, size - from);
+                    std::vector<uint8_t> want(memory.size(), 0);  // the pieces' bytes, nothing between them
+                    for (int64_t at : displacements) std::copy_n(memory.begin() + at, len, want.begin() + at);
+                    ASSERT_TRUE(back == want);
+                }
+            }
+        }
+    }
+}
+
 // Ten loop levels, more than a walker holds without allocating: packing
 // from any offset with any budget still yields the typemap's bytes.
 TEST(DatadescLayout, DeepLoopNestWalksFromAnyOffset) {
