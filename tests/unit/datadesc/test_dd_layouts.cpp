@@ -25,6 +25,17 @@ std::vector<uint8_t> at(std::initializer_list<int> offsets) {
 
 void commit(ccs_datadesc_t d) { ASSERT_EQ(ccs_datadesc_commit(d), CCS_OK) << ccs_last_error(); }
 
+// Committed pieces of `len` bytes: at `displacements` if `listed`, else
+// `stride` apart (the same places when the displacements are in order).
+void make_pieces(bool listed, int64_t len, int64_t stride, const std::vector<int64_t> &displacements, dd_handle &pieces) {
+    const auto count = static_cast<int64_t>(displacements.size());
+    if (listed)
+        ASSERT_EQ(ccs_datadesc_hindexed_block(count, len, displacements.data(), CCS_BYTE, pieces.out()), CCS_OK);
+    else
+        ASSERT_EQ(ccs_datadesc_hvector(count, len, stride, CCS_BYTE, pieces.out()), CCS_OK);
+    commit(pieces);
+}
+
 }  // namespace
 
 TEST(DatadescLayout, ByteAndContiguous) {
@@ -484,12 +495,7 @@ TEST(DatadescLayout, PiecesThatLookLikeFloatsPackBitForBit) {
                         expected.insert(expected.end(), bits, bits + len);
                     }
                     dd_handle pieces;
-                    if (listed)
-                        ASSERT_EQ(ccs_datadesc_hindexed_block(count, len, displacements.data(), CCS_BYTE, pieces.out()),
-                                  CCS_OK);
-                    else
-                        ASSERT_EQ(ccs_datadesc_hvector(count, len, stride, CCS_BYTE, pieces.out()), CCS_OK);
-                    commit(pieces);
+                    ASSERT_NO_FATAL_FAILURE(make_pieces(listed, len, stride, displacements, pieces));
                     ASSERT_EQ(pack_all(pieces, base, 1), expected);
                     std::vector<uint8_t> back(memory.size(), 0x5a);
                     int64_t done = 0;
@@ -518,12 +524,7 @@ TEST(DatadescLayout, LongRunsOfPiecesFarApartOrScattered) {
                     for (int64_t i = 0; i < count; ++i)  // 4099 is prime: a permutation of the places
                         displacements.push_back((listed ? (i * 4099) % count : i) * stride);
                     dd_handle pieces;
-                    if (listed)
-                        ASSERT_EQ(ccs_datadesc_hindexed_block(count, len, displacements.data(), CCS_BYTE, pieces.out()),
-                                  CCS_OK);
-                    else
-                        ASSERT_EQ(ccs_datadesc_hvector(count, len, stride, CCS_BYTE, pieces.out()), CCS_OK);
-                    commit(pieces);
+                    ASSERT_NO_FATAL_FAILURE(make_pieces(listed, len, stride, displacements, pieces));
                     std::vector<uint8_t> memory(static_cast<size_t>((count - 1) * stride + len)), expected;
                     for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + i / 251);
                     for (int64_t at : displacements)
