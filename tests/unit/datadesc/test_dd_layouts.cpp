@@ -511,41 +511,39 @@ TEST(DatadescLayout, PiecesThatLookLikeFloatsPackBitForBit) {
 
 // Runs long enough that the kernels prefetch pieces ahead (8192 pieces or
 // more, strided 1 KiB apart or more, or listed in a scrambled order), one
-// count that the prefetch distance divides and one that leaves a tail:
-// every piece arrives, whole and from an offset that starts mid-run.
+// count both prefetch distances divide and one they do not: every piece
+// arrives, whole and from an offset that starts mid-run.
 TEST(DatadescLayout, LongRunsOfPiecesFarApartOrScattered) {
+    const int64_t stride = 1032;  // 1 KiB or more: far enough to prefetch
     for (int64_t count : {int64_t{8192}, int64_t{8192 + 37}}) {
         for (int64_t len : {1, 4, 8, 16, 24, 40}) {
-            for (int64_t stride : {int64_t{1032}}) {
-                for (bool listed : {false, true}) {
-                    SCOPED_TRACE(std::to_string(count) + " pieces, len " + std::to_string(len) + ", stride " +
-                                 std::to_string(stride) + (listed ? ", listed" : ""));
-                    std::vector<int64_t> displacements;
-                    for (int64_t i = 0; i < count; ++i)  // 4099 is prime: a permutation of the places
-                        displacements.push_back((listed ? (i * 4099) % count : i) * stride);
-                    dd_handle pieces;
-                    ASSERT_NO_FATAL_FAILURE(make_pieces(listed, len, stride, displacements, pieces));
-                    std::vector<uint8_t> memory(static_cast<size_t>((count - 1) * stride + len)), expected;
-                    for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + i / 251);
-                    for (int64_t at : displacements)
-                        expected.insert(expected.end(), memory.begin() + at, memory.begin() + at + len);
-                    ASSERT_EQ(pack_all(pieces, memory.data(), 1), expected);
-                    const auto size = static_cast<int64_t>(expected.size());
-                    const int64_t from = 3 * len + 1;  // inside the fourth piece
-                    std::vector<uint8_t> tail(static_cast<size_t>(size - from), 0);
-                    int64_t done = 0;
-                    ASSERT_EQ(ccs_datadesc_pack(memory.data(), 1, pieces, from, tail.data(), size - from, &done), CCS_OK);
-                    ASSERT_EQ(done, size - from);
-                    ASSERT_TRUE(std::equal(tail.begin(), tail.end(), expected.begin() + from));
-                    std::vector<uint8_t> back(memory.size(), 0);
-                    ASSERT_EQ(ccs_datadesc_unpack(expected.data(), from, back.data(), 1, pieces, 0, &done), CCS_OK);
-                    ASSERT_EQ(ccs_datadesc_unpack(expected.data() + from, size - from, back.data(), 1, pieces, from, &done),
-                              CCS_OK);
-                    ASSERT_EQ(done, size - from);
-                    std::vector<uint8_t> want(memory.size(), 0);  // the pieces' bytes, nothing between them
-                    for (int64_t at : displacements) std::copy_n(memory.begin() + at, len, want.begin() + at);
-                    ASSERT_TRUE(back == want);
-                }
+            for (bool listed : {false, true}) {
+                SCOPED_TRACE(std::to_string(count) + " pieces, len " + std::to_string(len) + (listed ? ", listed" : ""));
+                std::vector<int64_t> displacements;
+                for (int64_t i = 0; i < count; ++i)  // 4099 is prime: a permutation of the places
+                    displacements.push_back((listed ? (i * 4099) % count : i) * stride);
+                dd_handle pieces;
+                ASSERT_NO_FATAL_FAILURE(make_pieces(listed, len, stride, displacements, pieces));
+                std::vector<uint8_t> memory(static_cast<size_t>((count - 1) * stride + len)), expected;
+                for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + i / 251);
+                for (int64_t at : displacements)
+                    expected.insert(expected.end(), memory.begin() + at, memory.begin() + at + len);
+                ASSERT_EQ(pack_all(pieces, memory.data(), 1), expected);
+                const auto size = static_cast<int64_t>(expected.size());
+                const int64_t from = 3 * len + 1;  // inside the fourth piece
+                std::vector<uint8_t> tail(static_cast<size_t>(size - from), 0);
+                int64_t done = 0;
+                ASSERT_EQ(ccs_datadesc_pack(memory.data(), 1, pieces, from, tail.data(), size - from, &done), CCS_OK);
+                ASSERT_EQ(done, size - from);
+                ASSERT_TRUE(std::equal(tail.begin(), tail.end(), expected.begin() + from));
+                std::vector<uint8_t> back(memory.size(), 0);
+                ASSERT_EQ(ccs_datadesc_unpack(expected.data(), from, back.data(), 1, pieces, 0, &done), CCS_OK);
+                ASSERT_EQ(ccs_datadesc_unpack(expected.data() + from, size - from, back.data(), 1, pieces, from, &done),
+                          CCS_OK);
+                ASSERT_EQ(done, size - from);
+                std::vector<uint8_t> want(memory.size(), 0);  // the pieces' bytes, nothing between them
+                for (int64_t at : displacements) std::copy_n(memory.begin() + at, len, want.begin() + at);
+                ASSERT_TRUE(back == want);
             }
         }
     }
