@@ -8,7 +8,6 @@
 #include "walker.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
@@ -183,7 +182,9 @@ inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, u
 // 4096 doubles of a 4096^2 column) FP moves lose: 1.02 -> 0.88-0.92; and
 // unpacking, where the loads hit, they were no faster (z face 0.98-0.99
 // against 0.99-1.03).
-constexpr int64_t fp_pack_min_pieces = 8192;  // 8192 lines: 512 KiB, an L2
+// Pieces enough that each one's line no longer stays in the L2 (8192
+// lines: 512 KiB); FP moves and prefetching start there.
+constexpr int64_t l2_outgrown_pieces = 8192;
 
 typedef float fp_bytes4 __attribute__((may_alias, aligned(1)));  // any bytes at any address
 typedef double fp_bytes8 __attribute__((may_alias, aligned(1)));
@@ -223,32 +224,27 @@ inline void move_fixed(uint8_t *mem, uint8_t *stream) {
 // 0.79-0.88), and unpacking strided pieces of 8 bytes or less, where one
 // store per piece already lets the store buffer run ahead (z face unpack
 // 1.00 -> 0.94-0.99 with prefetches).
-constexpr int64_t prefetch_min_pieces = 8192;
 constexpr int64_t prefetch_min_stride = 1024;
 constexpr int64_t prefetch_strided_ahead = 32;
 constexpr int64_t prefetch_listed_ahead = 128;
 
-template <direction D>
-inline void prefetch_piece(uintptr_t address) {
-    // An address, not a pointer: the strided one may lie past the layout's
-    // end, where pointer arithmetic is undefined; a prefetch never faults.
-    __builtin_prefetch(reinterpret_cast<const void *>(address), D == direction::unpack, 0);
+// `count` pieces, each one's line named `ahead` pieces before it is copied.
+template <direction D, size_t Len, bool Fp, class At>
+inline void copy_prefetching(uint8_t *mem, uint8_t *stream, int64_t count, At at, int64_t ahead) {
+    int64_t i = 0;
+    for (; i + ahead < count; ++i, stream += Len) {
+        __builtin_prefetch(mem + at(i + ahead), D == direction::unpack, 0);
+        move_fixed<D, Len, Fp>(mem + at(i), stream);
+    }
+    for (; i < count; ++i, stream += Len) move_fixed<D, Len, Fp>(mem + at(i), stream);
 }
 
 // Pieces of Len bytes apart from one another, one at a time.
 template <direction D, size_t Len, bool Fp, class At>
 inline void copy_apart(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
     if constexpr (std::is_same_v<At, strided>) {
-        if (at.stride >= prefetch_min_stride && count >= prefetch_min_pieces && (D == direction::pack || Len > 8)) {
-            const uintptr_t reach = static_cast<uintptr_t>(prefetch_strided_ahead * at.stride);
-            int64_t i = 0;
-            for (; i + prefetch_strided_ahead < count; ++i, mem += at.stride, stream += Len) {
-                prefetch_piece<D>(reinterpret_cast<uintptr_t>(mem) + reach);
-                move_fixed<D, Len, Fp>(mem, stream);
-            }
-            for (; i < count; ++i, mem += at.stride, stream += Len) move_fixed<D, Len, Fp>(mem, stream);
-            return;
-        }
+        if (at.stride >= prefetch_min_stride && count >= l2_outgrown_pieces && (D == direction::pack || Len > 8))
+            return copy_prefetching<D, Len, Fp>(mem, stream, count, at, prefetch_strided_ahead);
         // Packing pieces far apart, TLB misses bound the loop, and, where
         // there are too few to prefetch, a loop that ends on the memory
         // pointer, with no counter, runs 2-6 % faster than a counted one
@@ -264,13 +260,8 @@ inline void copy_apart(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
         }
         for (int64_t i = 0; i < count; ++i, stream += Len, mem += at.stride) move_fixed<D, Len, Fp>(mem, stream);
     } else {
-        int64_t i = 0;
-        if (count >= prefetch_min_pieces)
-            for (; i + prefetch_listed_ahead < count; ++i, stream += Len) {
-                prefetch_piece<D>(reinterpret_cast<uintptr_t>(mem + at(i + prefetch_listed_ahead)));
-                move_fixed<D, Len, Fp>(mem + at(i), stream);
-            }
-        for (; i < count; ++i, stream += Len) move_fixed<D, Len, Fp>(mem + at(i), stream);
+        if (count >= l2_outgrown_pieces) return copy_prefetching<D, Len, Fp>(mem, stream, count, at, prefetch_listed_ahead);
+        for (int64_t i = 0; i < count; ++i, stream += Len) move_fixed<D, Len, Fp>(mem + at(i), stream);
     }
 }
 
@@ -294,7 +285,7 @@ inline void copy_fixed(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
         }
     }
     if constexpr (fp_moves_bits && D == direction::pack && (Len == 4 || Len == 8))
-        if (count >= fp_pack_min_pieces) return copy_apart<D, Len, true>(mem, stream, count, at);
+        if (count >= l2_outgrown_pieces) return copy_apart<D, Len, true>(mem, stream, count, at);
     copy_apart<D, Len, false>(mem, stream, count, at);
 }
 
