@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 namespace ccs {
@@ -25,14 +26,24 @@ public:
             ++expected_;
             return verdict::deliver;
         }
-        if (ahead < 0 || held_.count(seq)) return verdict::duplicate;
+        if (ahead < 0 || held_.count(seq) || skipped_.count(seq)) return verdict::duplicate;
         return verdict::early;
+    }
+
+    // Message `seq` will never come (its sender gave up on it). The same
+    // verdicts: `deliver` means the stream moved on, and the caller drains
+    // with next(); `early`: it is skipped when the stream gets there.
+    verdict skip(uint32_t seq) {
+        const verdict v = classify(seq);
+        if (v == verdict::early) skipped_.insert(seq);
+        return v;
     }
 
     void hold(uint32_t seq, Message &&message) { held_.emplace(seq, std::move(message)); }
 
     // The next in-order message if it has arrived.
     std::optional<Message> next() {
+        while (skipped_.erase(expected_)) ++expected_;
         auto it = held_.find(expected_);
         if (it == held_.end()) return std::nullopt;
         Message m = std::move(it->second);
@@ -47,6 +58,7 @@ public:
 private:
     uint32_t expected_;
     std::map<uint32_t, Message> held_;
+    std::set<uint32_t> skipped_;
 };
 
 }  // namespace ccs
