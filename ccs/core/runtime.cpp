@@ -282,6 +282,8 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.dropped_malformed", s.dropped_malformed},
         {"am.send_errors", s.send_errors},
         {"am.sent_nocopy", s.sent_nocopy},
+        {"am.abandoned", s.abandoned},
+        {"am.reassembling", am_->reassembling()},
         {"peers_failed", s.peers_failed},
         {"rma.puts", rma_->stats().puts},
         {"rma.gets", rma_->stats().gets},

@@ -345,3 +345,90 @@ TEST(BadInput, RefusedQueuedSendIsReportedAndLosesNothingAfterIt) {
     EXPECT_EQ(state.marked, 0u);
     CCS_EXPECT_OK(ccs_barrier());
 }
+
+namespace {
+// Completions of refused messages: how many ran, and with which status.
+struct refused_completions {
+    uint64_t ok = 0, transport_error = 0, other = 0;
+};
+void on_refused_completion(ccs_status_t st, void *arg) {
+    auto *c = static_cast<refused_completions *>(arg);
+    if (st == CCS_OK) ++c->ok;
+    else if (st == CCS_ERR_TRANSPORT) ++c->transport_error;
+    else ++c->other;
+}
+}  // namespace
+
+// A large message the transport refuses part-way, after some of its
+// fragments went. The caller hears of it as of any refusal (ccs_am_send
+// returns the error; a message that had to wait in the queue fails its
+// completion or reaches the error handler), the target drops the fragments
+// it already holds, and the messages after it still arrive, in order (with
+// a transport that does not order, the refused message's sequence number
+// must not hold back the ones after it).
+TEST(BadInput, RefusedFragmentLosesNothingAfterIt) {
+    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    refused_state state;
+    refused_completions completions;
+    scoped_context ctx("refused-fragments", {{1, on_accepted, &state}});
+    CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_refused, &state));
+    CCS_ASSERT_OK(ccs_barrier());
+    const int to = (rank() + 1) % size();
+    // Several fragments at any packet size that is a multiple of 8 bytes.
+    // No mark in the first 32 KiB, so the first fragment goes; after it the
+    // mark repeats every 8 bytes, so the first fragment to end past 32 KiB
+    // is refused.
+    std::vector<char> refused(96 << 10, 'r'), accepted_large(96 << 10, 'a');
+    for (size_t at = 32 << 10; at < refused.size(); at += sizeof refuse_mark - 1)
+        std::memcpy(&refused[at], refuse_mark, sizeof refuse_mark - 1);
+    const uint64_t abandoned_before = stat("am.abandoned");
+    constexpr int messages = 120;
+    uint64_t accepted = 0, marked = 0, refused_at_once = 0, queued_with_completion = 0;
+    for (int i = 0; i < messages; ++i) {
+        const uint64_t index = accepted;
+        const ccs_completion_t completion{on_refused_completion, &completions, nullptr};
+        ccs_status_t st;
+        switch (i % 4) {
+        case 1:
+        case 3: {  // refused part-way; every other one with a completion
+            ++marked;
+            const bool with_completion = i % 4 == 3;
+            st = ccs_am_send(ctx, to, 1, &index, 1, refused.data(), refused.size(),
+                             with_completion ? &completion : nullptr);
+            EXPECT_TRUE(st == CCS_OK || st == CCS_ERR_TRANSPORT) << i << ": " << ccs_strerror(st);
+            if (st == CCS_ERR_TRANSPORT) {
+                ++refused_at_once;
+                EXPECT_TRUE(detail_mentions("shm")) << ccs_last_error();
+            } else if (with_completion) {
+                ++queued_with_completion;
+            }
+            break;
+        }
+        case 2:
+            st = ccs_am_send(ctx, to, 1, &index, 1, accepted_large.data(), accepted_large.size(), nullptr);
+            break;
+        default:
+            st = ccs_am_send(ctx, to, 1, &index, 1, "small", 5, nullptr);
+        }
+        if (i % 4 == 0 || i % 4 == 2) {
+            EXPECT_EQ(st, CCS_OK) << i << ": " << ccs_strerror(st) << ": " << ccs_last_error();
+            ++accepted;
+        }
+        CCS_EXPECT_OK(ccs_progress());
+    }
+    // Every process sent alike, so each receives what it accepted, and
+    // holds no part of a message any longer.
+    EXPECT_TRUE(progress_until([&] {
+        return state.received == accepted && stat("am.reassembling") == 0 &&
+               state.reported + refused_at_once + completions.transport_error == marked;
+    }, 60)) << state.received << " of " << accepted << " received, " << stat("am.reassembling")
+            << " messages half received, " << state.reported << " + " << refused_at_once << " + "
+            << completions.transport_error << " of " << marked << " refusals seen";
+    EXPECT_EQ(state.out_of_order, 0u);
+    EXPECT_EQ(state.marked, 0u);
+    EXPECT_EQ(state.reported_wrong, 0u);
+    EXPECT_EQ(completions.transport_error, queued_with_completion);  // an error return runs no completion
+    EXPECT_EQ(completions.ok + completions.other, 0u);
+    EXPECT_EQ(stat("am.abandoned") - abandoned_before, marked);  // each was refused after its first fragment
+    CCS_EXPECT_OK(ccs_barrier());
+}

@@ -34,6 +34,7 @@ struct am_stats {
     uint64_t send_errors = 0;
     uint64_t peers_failed = 0;
     uint64_t sent_nocopy = 0;       // sent from the user's buffer (am_send_nocopy)
+    uint64_t abandoned = 0;         // refused after part of it went; the target drops that part
 };
 
 class am_engine final : public packet_sink {
@@ -84,6 +85,8 @@ public:
     }
     bool in_callback() const { return depth_ > 0; }
     const am_stats &stats() const { return stats_; }
+    // Messages partly received now.
+    size_t reassembling() const { return partial_.size(); }
 
 private:
     struct outgoing {
@@ -101,6 +104,7 @@ private:
         bool has_completion = false;
         bool started = false;           // at least one packet went
         bool queued = false;            // counted in its context's queued_sends
+        bool abandon_notice = false;    // no payload: tells the target to drop message `message`
     };
     struct peer_state {
         transport *route = nullptr;
@@ -117,6 +121,10 @@ private:
         std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
         std::vector<uint8_t> data;
         size_t received = 0;
+        // The sender gave up on it: drop fragments until `abandoned_after`
+        // bytes arrived in all, then forget the message.
+        bool abandoned = false;
+        size_t abandoned_after = 0;
     };
     struct pending_completion {
         ccs_completion_t completion;
@@ -131,7 +139,7 @@ private:
         int target = -1;
     };
 
-    static bool done(const outgoing &o) { return o.started && o.offset >= o.total; }
+    static bool done(const outgoing &o) { return o.started && (o.offset >= o.total || o.abandon_notice); }
     // Writes the packet head (header, args, fragment header) for the next
     // `chunk` bytes of `o`; returns its size.
     static size_t write_head(const outgoing &o, size_t chunk, uint8_t *head);
@@ -150,6 +158,12 @@ private:
     // CCS_OK when it was queued).
     [[gnu::cold]] void queued_send_refused(int target, const peer_state &p, outgoing &o, ccs_plugin_status_t st);
     void enqueue(int target, peer_state &p, outgoing &&o);
+    // `o` was refused after part of it went: queue, first for its peer, a
+    // notice that tells the target to drop that part (and, if sequenced,
+    // not to wait for the message).
+    void abandon(int target, peer_state &p, const outgoing &o);
+    // The notice itself was refused; out of line.
+    [[gnu::cold]] void abandon_notice_refused(int target, const peer_state &p, const outgoing &o, ccs_plugin_status_t st);
     int push_queue(int target);
 
     void on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
@@ -157,6 +171,10 @@ private:
     void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                   const void *payload, size_t length);
     void drop_malformed(int source, const char *why);
+    void drop_abandoned(int source, context &ctx, const wire::header &h, const wire::fragment_header &f);
+    // Delivers the messages of `source` that waited for the one just
+    // delivered or skipped.
+    void deliver_held(context &ctx, int source);
 
     context_table &contexts_;
     int rank_;

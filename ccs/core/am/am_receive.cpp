@@ -46,8 +46,16 @@ void am_engine::deliver(int source, const void *packet, size_t length) try {
     std::memcpy(&f, bytes + sizeof h + args_bytes, sizeof f);
     if (f.total == 0 || f.total > max_message_bytes || f.offset > f.total || h.length > f.total - f.offset)
         return drop_malformed(source, "fragment outside its message");
+    if (h.flags & wire::abandoned) return drop_abandoned(source, *ctx, h, f);
     const uint64_t key = static_cast<uint64_t>(source) << 32 | f.message;
     auto it = partial_.find(key);
+    if (it != partial_.end() && it->second.abandoned) {  // a fragment that went before the refusal
+        partial_message &pm = it->second;
+        pm.received += h.length;
+        ++stats_.fragments_received;
+        if (pm.received >= pm.abandoned_after) partial_.erase(it);
+        return;
+    }
     if (it == partial_.end()) {
         partial_message pm;
         pm.header = h;
@@ -71,6 +79,34 @@ void am_engine::deliver(int source, const void *packet, size_t length) try {
     log_message(log_level::error, std::string("dropped a message: ") + e.what());
 }
 
+void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, const wire::fragment_header &f) {
+    if (h.length != 0 || f.offset == 0) return drop_malformed(source, "notice of an abandoned message with payload or nothing sent");
+    const uint64_t key = static_cast<uint64_t>(source) << 32 | f.message;
+    // Without an entry none of its fragments arrived yet (a transport that
+    // does not order): the entry then waits for them.
+    partial_message &pm = partial_[key];
+    if (pm.abandoned) return drop_malformed(source, "message abandoned twice");
+    pm.abandoned = true;
+    pm.abandoned_after = f.offset;
+    std::vector<uint8_t>().swap(pm.data);
+    if (pm.received >= pm.abandoned_after) partial_.erase(key);
+    if (!(h.flags & wire::sequenced)) return;
+    switch (ctx.receive_order(source).skip(h.seq)) {
+    case reorder_buffer<stored_message>::verdict::deliver:
+        return deliver_held(ctx, source);
+    case reorder_buffer<stored_message>::verdict::early:
+        return;
+    case reorder_buffer<stored_message>::verdict::duplicate:
+        return drop_malformed(source, "abandoned message's sequence number already used");
+    }
+}
+
+void am_engine::deliver_held(context &ctx, int source) {
+    auto &order = ctx.receive_order(source);
+    while (auto next = order.next())
+        dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(), next->payload.size());
+}
+
 void am_engine::on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
                            const uint8_t *payload, size_t length) {
     if (!(h.flags & wire::sequenced))
@@ -79,10 +115,7 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
     switch (order.classify(h.seq)) {
     case reorder_buffer<stored_message>::verdict::deliver:
         dispatch(ctx, source, h.handler, args, h.nargs, payload, length);
-        while (auto next = order.next())
-            dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(),
-                     next->payload.size());
-        return;
+        return deliver_held(ctx, source);
     case reorder_buffer<stored_message>::verdict::early: {
         stored_message m;
         m.context = ctx.id();

@@ -130,10 +130,13 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
             const ccs_plugin_status_t st = send_packet(target, p, o);
             if (st == CCS_PLUGIN_AGAIN) break;
             if (st != CCS_PLUGIN_OK) {
-                if (!o.started) return send_failed(target, p, st);
-                ++stats_.send_errors;
-                finish(o, status_from_plugin(st));
-                return CCS_OK;
+                // Refused part-way: still this call's error; the target is
+                // told to drop the part that went.
+                if (o.started) {
+                    abandon(target, p, o);
+                    push_queue(target);
+                }
+                return send_failed(target, p, st);
             }
             if (done(o)) {
                 ++stats_.sent;
@@ -204,8 +207,9 @@ void am_engine::send_complete(uint64_t token, ccs_plugin_status_t status) {
 ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &o) {
     // A sequenced message is numbered by its first packet the transport
     // accepts (messages to one target leave in queue order, so in order).
+    // A notice of an abandoned message carries that message's number.
     context *numbered = nullptr;
-    if (!o.started && (o.header.flags & wire::sequenced)) {
+    if (!o.started && (o.header.flags & wire::sequenced) && !o.abandon_notice) {
         numbered = contexts_.by_id(o.header.context);
         if (numbered) o.header.seq = numbered->next_send_seq(target);
     }
@@ -213,8 +217,10 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t) +
                             sizeof(wire::fragment_header)];
     const size_t head_only = o.header.nargs * sizeof(uint64_t) + sizeof(wire::header);
-    const size_t chunk =
-        o.fragmented ? std::min(o.total - o.offset, p.max_packet - head_only - sizeof(wire::fragment_header)) : o.total;
+    const size_t chunk = o.abandon_notice ? 0
+                         : o.fragmented
+                             ? std::min(o.total - o.offset, p.max_packet - head_only - sizeof(wire::fragment_header))
+                             : o.total;
     const size_t head_bytes = write_head(o, chunk, head);
 
     const uint8_t *bytes = o.data + o.offset;
@@ -230,7 +236,7 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
         if (numbered) numbered->take_send_seq(target);
         o.offset += chunk;
         o.started = true;
-        if (o.fragmented) ++stats_.fragments_sent;
+        if (o.fragmented && !o.abandon_notice) ++stats_.fragments_sent;
     }
     return st;
 }
@@ -259,6 +265,40 @@ void am_engine::queued_send_refused(int target, const peer_state &p, outgoing &o
     finish(o, status);
 }
 
+void am_engine::abandon(int target, peer_state &p, const outgoing &o) {
+    ++stats_.abandoned;
+    outgoing notice;
+    notice.header = o.header;  // its context, and its sequence number if it has one
+    notice.header.nargs = 0;
+    notice.header.flags |= wire::fragment | wire::abandoned;
+    notice.fragmented = true;
+    notice.message = o.message;
+    notice.total = o.total;
+    notice.offset = o.offset;  // the bytes that went before the refusal
+    notice.abandon_notice = true;
+    // First: a message after it may be waiting for its sequence number.
+    p.queue.push_front(std::move(notice));
+    if (!p.backlogged) {
+        p.backlogged = true;
+        backlog_.push_back(target);
+    }
+}
+
+void am_engine::abandon_notice_refused(int target, const peer_state &p, const outgoing &o, ccs_plugin_status_t st) {
+    ++stats_.send_errors;
+    std::string what = "rank " + std::to_string(target) + " was not told to drop the part of a message (handler " +
+                       std::to_string(o.header.handler) + ") sent before plugin '" + p.route->name() +
+                       "' refused the rest; the notice was refused too (" + plugin_status_name(st) +
+                       "): it keeps that part";
+    if (o.header.flags & wire::sequenced) what += " and holds back this context's later messages from this rank";
+    log_message(log_level::error, what);
+    if (context *ctx = contexts_.by_id(o.header.context)) {
+        ++depth_;  // error handlers run like callbacks
+        ctx->report_error(status_from_plugin(st), target, what);
+        --depth_;
+    }
+}
+
 void am_engine::enqueue(int target, peer_state &p, outgoing &&o) {
     o.queued = true;
     if (context *ctx = contexts_.by_id(o.header.context)) ++ctx->queued_sends;
@@ -279,12 +319,18 @@ int am_engine::push_queue(int target) {
         if (st == CCS_PLUGIN_AGAIN) break;
         ++events;
         if (st != CCS_PLUGIN_OK) {
-            queued_send_refused(target, p, o, st);
+            outgoing refused = std::move(o);
             p.queue.pop_front();
+            if (refused.abandon_notice) {
+                abandon_notice_refused(target, p, refused, st);
+                continue;
+            }
+            if (refused.started) abandon(target, p, refused);
+            queued_send_refused(target, p, refused, st);
             continue;
         }
         if (done(o)) {
-            ++stats_.sent;
+            if (!o.abandon_notice) ++stats_.sent;
             finish(o, CCS_OK);
             p.queue.pop_front();
         }

@@ -156,6 +156,8 @@ CCS_API ccs_status_t ccs_context_destroy(ccs_context_t context);
  * at the sender when the transport refuses a message that ccs_am_send had
  * queued (it returned CCS_OK) and that has no completion to tell: peer is
  * the target, status the transport's error. The process keeps running.
+ * A message refused after part of it went is not delivered either: the
+ * target drops that part, and later messages do not wait for it.
  * Without a handler, the problem is logged. */
 typedef void (*ccs_error_handler_fn)(ccs_context_t context, ccs_status_t status,
                                      int peer, const char *detail, void *arg);
