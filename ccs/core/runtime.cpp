@@ -262,6 +262,7 @@ ccs_status_t runtime::context_destroy(context &ctx) {
     rma_->progress();
     rma_->context_destroyed(ctx.id());
     am_->run_completions();
+    am_->context_destroyed(ctx.id());
     contexts_.destroy(ctx.id());
     return CCS_OK;
 }

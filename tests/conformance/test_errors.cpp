@@ -150,6 +150,38 @@ TEST(BadInput, MessagesForAContextDestroyedAtTheTargetAreDroppedAndCounted) {
     if (rank() != 1) CCS_EXPECT_OK(ccs_context_destroy(ctx));
 }
 
+// A context destroyed at the target while a fragmented message for it is
+// half received: the part it holds is released at once, and the fragments
+// still to come are dropped and counted, not gathered again.
+TEST(BadInput, AHalfReceivedMessageIsReleasedWhenItsContextIsDestroyed) {
+    if (size() < 2) GTEST_SKIP() << "needs two processes";
+    drop_state state;
+    ccs_context_t ctx{0};
+    const ccs_am_handler_entry_t h[1] = {{1, on_drop_test, &state}};
+    const ccs_context_params_t params{sizeof(ccs_context_params_t), 0, "destroyed-mid-message", h, 1};
+    CCS_ASSERT_OK(ccs_context_create(&params, &ctx));
+    const uint64_t dropped_before = stat("am.dropped_destroyed_context");
+    bool checked = false;
+    if (rank() == 0) {
+        const std::vector<uint8_t> large(4 << 20, 0x3c);  // many packets on every transport but UCX
+        CCS_EXPECT_OK(ccs_am_send(ctx, 1, 1, nullptr, 0, large.data(), large.size(), nullptr));
+    } else if (rank() == 1) {
+        EXPECT_TRUE(progress_until([&] { return stat("am.reassembling") > 0 || state.received > 0; }, 60));
+        if (state.received == 0) {  // part of it is here, not all
+            CCS_EXPECT_OK(ccs_context_destroy(ctx));
+            EXPECT_EQ(stat("am.reassembling"), 0u);
+            EXPECT_TRUE(progress_until([&] { return stat("am.dropped_destroyed_context") > dropped_before; }, 60));
+            checked = true;
+        }
+    }
+    CCS_EXPECT_OK(ccs_barrier());
+    EXPECT_EQ(stat("am.reassembling"), 0u);
+    if (checked) {
+        EXPECT_EQ(state.received, 0);
+    }
+    if (rank() != 1 || !checked) CCS_EXPECT_OK(ccs_context_destroy(ctx));
+}
+
 namespace {
 struct unknown_state {
     int errors = 0;

@@ -87,6 +87,9 @@ public:
     const am_stats &stats() const { return stats_; }
     // Messages partly received now.
     size_t reassembling() const { return partial_.size(); }
+    // Releases what is half received for context `id` (its later packets
+    // are dropped: the context is gone).
+    void context_destroyed(uint16_t id);
 
 private:
     struct outgoing {

@@ -79,6 +79,11 @@ void am_engine::deliver(int source, const void *packet, size_t length) try {
     log_message(log_level::error, std::string("dropped a message: ") + e.what());
 }
 
+void am_engine::context_destroyed(uint16_t id) {
+    for (auto it = partial_.begin(); it != partial_.end();)
+        it = it->second.header.context == id ? partial_.erase(it) : std::next(it);
+}
+
 void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, const wire::fragment_header &f) {
     if (h.length != 0 || f.offset == 0) return drop_malformed(source, "notice of an abandoned message with payload or nothing sent");
     const uint64_t key = static_cast<uint64_t>(source) << 32 | f.message;
@@ -86,6 +91,7 @@ void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, 
     // does not order): the entry then waits for them.
     partial_message &pm = partial_[key];
     if (pm.abandoned) return drop_malformed(source, "message abandoned twice");
+    pm.header.context = h.context;  // released with its context
     pm.abandoned = true;
     pm.abandoned_after = f.offset;
     std::vector<uint8_t>().swap(pm.data);

@@ -146,8 +146,9 @@ CCS_API ccs_status_t ccs_context_create(const ccs_context_params_t *params,
 
 /* Local. Sends of this context still queued are handed to the transport
  * first (their callbacks run); messages that arrive for it afterwards are
- * dropped and counted (statistic am.dropped_destroyed_context). Other
- * contexts are not touched. */
+ * dropped and counted (statistic am.dropped_destroyed_context), and the
+ * part of any message half received for it is released. Other contexts
+ * are not touched. */
 CCS_API ccs_status_t ccs_context_destroy(ccs_context_t context);
 
 /* Called at the target when a message cannot be delivered (unknown handler:
