@@ -4,7 +4,8 @@
 #      every plugin at 2/4/8 processes, launchers, install);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer: every test again;
 #   3. ThreadSanitizer: the tests that use threads (unit tests);
-#   4. clang + libFuzzer + ASan/UBSan: the datadesc fuzzer for 60 s.
+#   4. clang + libFuzzer + ASan/UBSan: the datadesc and AM packet fuzzers,
+#      60 s each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
@@ -26,10 +27,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/test
   run build-ci/asan-ubsan -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=address,undefined
 TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.' -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=thread
 
-echo "=== build-ci/fuzz: configure, build and run the datadesc fuzzer (clang)"
+echo "=== build-ci/fuzz: configure, build and run the fuzzers (clang)"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz -DCMAKE_BUILD_TYPE=Debug -DCCS_BUILD_FUZZERS=ON \
   -DCCS_BUILD_PERF=OFF -DCCS_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
   > build-ci/fuzz.configure.log 2>&1 || { cat build-ci/fuzz.configure.log; exit 1; }
-cmake --build build-ci/fuzz -j"$jobs" --target fuzz_datadesc > build-ci/fuzz.build.log 2>&1 ||
+cmake --build build-ci/fuzz -j"$jobs" --target fuzz_datadesc fuzz_am_packets > build-ci/fuzz.build.log 2>&1 ||
   { tail -n 80 build-ci/fuzz.build.log; exit 1; }
-(cd build-ci/fuzz && ctest --output-on-failure -R '^fuzz\.')
+(cd build-ci/fuzz && ctest --output-on-failure -j"$jobs" -R '^fuzz\.')
