@@ -161,10 +161,10 @@ private:
     // CCS_OK when it was queued).
     [[gnu::cold]] void queued_send_refused(int target, const peer_state &p, outgoing &o, ccs_plugin_status_t st);
     void enqueue(int target, peer_state &p, outgoing &&o);
-    // `o` was refused after part of it went: queue, first for its peer, a
-    // notice that tells the target to drop that part (and, if sequenced,
-    // not to wait for the message).
-    void abandon(int target, peer_state &p, const outgoing &o);
+    // `o` was refused (`why`) after part of it went: queue, first for its
+    // peer, a notice that tells the target to drop that part (and, if
+    // sequenced, not to wait for the message), unless the peer is gone.
+    void abandon(int target, peer_state &p, const outgoing &o, ccs_plugin_status_t why);
     // The notice itself was refused; out of line.
     [[gnu::cold]] void abandon_notice_refused(int target, const peer_state &p, const outgoing &o, ccs_plugin_status_t st);
     int push_queue(int target);

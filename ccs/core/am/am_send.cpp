@@ -133,7 +133,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
                 // Refused part-way: still this call's error; the target is
                 // told to drop the part that went.
                 if (o.started) {
-                    abandon(target, p, o);
+                    abandon(target, p, o, st);
                     push_queue(target);
                 }
                 return send_failed(target, p, st);
@@ -265,8 +265,9 @@ void am_engine::queued_send_refused(int target, const peer_state &p, outgoing &o
     finish(o, status);
 }
 
-void am_engine::abandon(int target, peer_state &p, const outgoing &o) {
+void am_engine::abandon(int target, peer_state &p, const outgoing &o, ccs_plugin_status_t why) {
     ++stats_.abandoned;
+    if (p.failed || why == CCS_PLUGIN_ERR_PEER_FAILED) return;  // nobody left to tell
     outgoing notice;
     notice.header = o.header;  // its context, and its sequence number if it has one
     notice.header.nargs = 0;
@@ -286,6 +287,7 @@ void am_engine::abandon(int target, peer_state &p, const outgoing &o) {
 
 void am_engine::abandon_notice_refused(int target, const peer_state &p, const outgoing &o, ccs_plugin_status_t st) {
     ++stats_.send_errors;
+    if (st == CCS_PLUGIN_ERR_PEER_FAILED) return;  // the peer's failure is reported on its own
     std::string what = "rank " + std::to_string(target) + " was not told to drop the part of a message (handler " +
                        std::to_string(o.header.handler) + ") sent before plugin '" + p.route->name() +
                        "' refused the rest; the notice was refused too (" + plugin_status_name(st) +
@@ -325,7 +327,7 @@ int am_engine::push_queue(int target) {
                 abandon_notice_refused(target, p, refused, st);
                 continue;
             }
-            if (refused.started) abandon(target, p, refused);
+            if (refused.started) abandon(target, p, refused, st);
             queued_send_refused(target, p, refused, st);
             continue;
         }
