@@ -11,6 +11,7 @@
 // every run stays within a few MiB.
 #include "am/am_engine.hpp"
 #include "context.hpp"
+#include "fuzz_input.hpp"
 
 #include <cstdint>
 #include <cstdlib>
@@ -19,19 +20,8 @@
 
 namespace {
 
-struct input {
-    const uint8_t *p;
-    size_t n;
-    uint8_t byte() {
-        if (!n) return 0;
-        --n;
-        return *p++;
-    }
-};
-
-void require(bool ok) {
-    if (!ok) std::abort();
-}
+using fuzz::input;
+using fuzz::require;
 
 constexpr int procs = 3;
 constexpr uint16_t live_contexts = 3;  // internal (0), ordered (1), unordered (2); 3 is destroyed, 4 never made

@@ -4,6 +4,8 @@
 //   - a constructor either succeeds or returns an error and no handle;
 //   - segmented pack == one-shot pack == the bytes the iovec walk lists.
 // Layouts are kept small (size and span) so every run is cheap.
+#include "fuzz_input.hpp"
+
 #include <ccs/datadesc.h>
 
 #include <algorithm>
@@ -14,21 +16,12 @@
 
 namespace {
 
-struct input {
-    const uint8_t *p;
-    size_t n;
-    uint8_t byte() {
-        if (!n) return 0;
-        --n;
-        return *p++;
-    }
+using fuzz::require;
+
+struct input : fuzz::input {
     int64_t small() { return static_cast<int8_t>(byte()); }  // -128..127
     int64_t count() { return byte() % 6; }
 };
-
-void require(bool ok) {
-    if (!ok) std::abort();
-}
 
 bool reasonable(ccs_datadesc_t d) {
     int64_t size = 0, lb = 0, ext = 0, tlb = 0, text = 0;
@@ -42,7 +35,7 @@ bool reasonable(ccs_datadesc_t d) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
-    input in{data, length};
+    input in{{data, length}};
     std::vector<ccs_datadesc_t> stack{CCS_BYTE};
     auto top = [&] { return stack[in.byte() % stack.size()]; };
     for (int step = 0; step < 8 && in.n > 0; ++step) {
