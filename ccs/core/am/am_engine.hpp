@@ -166,7 +166,8 @@ private:
     // sequenced, not to wait for the message), unless the peer is gone.
     void abandon(int target, peer_state &p, const outgoing &o, ccs_plugin_status_t why);
     // The notice itself was refused; out of line.
-    [[gnu::cold]] void abandon_notice_refused(int target, const peer_state &p, const outgoing &o, ccs_plugin_status_t st);
+    [[gnu::cold]] void abandon_notice_refused(int target, const peer_state &p, const outgoing &o,
+                                              ccs_plugin_status_t st);
     int push_queue(int target);
 
     void on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,

@@ -85,7 +85,8 @@ void am_engine::context_destroyed(uint16_t id) {
 }
 
 void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, const wire::fragment_header &f) {
-    if (h.length != 0 || f.offset == 0) return drop_malformed(source, "notice of an abandoned message with payload or nothing sent");
+    if (h.length != 0 || f.offset == 0)
+        return drop_malformed(source, "notice of an abandoned message with payload or nothing sent");
     const uint64_t key = static_cast<uint64_t>(source) << 32 | f.message;
     // Without an entry none of its fragments arrived yet (a transport that
     // does not order): the entry then waits for them.
@@ -110,7 +111,8 @@ void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, 
 void am_engine::deliver_held(context &ctx, int source) {
     auto &order = ctx.receive_order(source);
     while (auto next = order.next())
-        dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(), next->payload.size());
+        dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(),
+                 next->payload.size());
 }
 
 void am_engine::on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,

@@ -131,11 +131,9 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
             if (st == CCS_PLUGIN_AGAIN) break;
             if (st != CCS_PLUGIN_OK) {
                 // Refused part-way: still this call's error; the target is
-                // told to drop the part that went.
-                if (o.started) {
-                    abandon(target, p, o, st);
-                    push_queue(target);
-                }
+                // told to drop the part that went (by the next progress,
+                // where a refused notice may call the error handler).
+                if (o.started) abandon(target, p, o, st);
                 return send_failed(target, p, st);
             }
             if (done(o)) {
