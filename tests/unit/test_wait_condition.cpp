@@ -85,14 +85,21 @@ TEST(TickClock, TicksFollowSteadyClock) {
     const uint64_t per_ms = ccs::tick_clock::ticks(milliseconds(1));
     ASSERT_GT(per_ms, 0u);
     EXPECT_EQ(ccs::tick_clock::ticks(nanoseconds(0)), 0u);
-    const auto t0 = steady_clock::now();
-    const uint64_t k0 = ccs::tick_clock::now();
-    std::this_thread::sleep_for(milliseconds(20));
-    const uint64_t k1 = ccs::tick_clock::now();
-    const double ms = duration<double, std::milli>(steady_clock::now() - t0).count();
-    // Loose: a preempted reading must not fail the test, a wrong scale must.
-    EXPECT_GT(static_cast<double>(k1 - k0), 0.5 * ms * static_cast<double>(per_ms));
-    EXPECT_LT(static_cast<double>(k1 - k0), 2.0 * ms * static_cast<double>(per_ms));
+    // Ticks counted over steady_clock's time, against the calibrated rate.
+    // Loose, and up to three tries: a try preempted between its readings
+    // (the unit tests share 2 cores with the conformance jobs) must not
+    // fail the test; a wrong scale fails every try.
+    double ratio = 0;
+    for (int attempt = 0; attempt < 3 && !(ratio > 0.5 && ratio < 2.0); ++attempt) {
+        const auto t0 = steady_clock::now();
+        const uint64_t k0 = ccs::tick_clock::now();
+        std::this_thread::sleep_for(milliseconds(20));
+        const uint64_t k1 = ccs::tick_clock::now();
+        const double ms = duration<double, std::milli>(steady_clock::now() - t0).count();
+        ratio = static_cast<double>(k1 - k0) / (ms * static_cast<double>(per_ms));
+    }
+    EXPECT_GT(ratio, 0.5);
+    EXPECT_LT(ratio, 2.0);
 }
 
 }  // namespace
