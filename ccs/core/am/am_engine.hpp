@@ -107,7 +107,6 @@ private:
         bool has_completion = false;
         bool started = false;           // at least one packet went
         bool queued = false;            // counted in its context's queued_sends
-        bool abandon_notice = false;    // no payload: tells the target to drop message `message`
     };
     struct peer_state {
         transport *route = nullptr;
@@ -142,7 +141,9 @@ private:
         int target = -1;
     };
 
-    static bool done(const outgoing &o) { return o.started && (o.offset >= o.total || o.abandon_notice); }
+    static bool done(const outgoing &o) { return o.started && o.offset >= o.total; }
+    // A packet without payload telling the target to drop message `message`.
+    static bool abandon_notice(const outgoing &o) { return (o.header.flags & wire::abandoned) != 0; }
     // Writes the packet head (header, args, fragment header) for the next
     // `chunk` bytes of `o`; returns its size.
     static size_t write_head(const outgoing &o, size_t chunk, uint8_t *head);

@@ -207,7 +207,7 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     // accepts (messages to one target leave in queue order, so in order).
     // A notice of an abandoned message carries that message's number.
     context *numbered = nullptr;
-    if (!o.started && (o.header.flags & wire::sequenced) && !o.abandon_notice) {
+    if (!o.started && (o.header.flags & wire::sequenced) && !abandon_notice(o)) {
         numbered = contexts_.by_id(o.header.context);
         if (numbered) o.header.seq = numbered->next_send_seq(target);
     }
@@ -215,13 +215,11 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t) +
                             sizeof(wire::fragment_header)];
     const size_t head_only = o.header.nargs * sizeof(uint64_t) + sizeof(wire::header);
-    const size_t chunk = o.abandon_notice ? 0
-                         : o.fragmented
-                             ? std::min(o.total - o.offset, p.max_packet - head_only - sizeof(wire::fragment_header))
-                             : o.total;
+    const size_t chunk =
+        o.fragmented ? std::min(o.total - o.offset, p.max_packet - head_only - sizeof(wire::fragment_header)) : o.total;
     const size_t head_bytes = write_head(o, chunk, head);
 
-    const uint8_t *bytes = o.data + o.offset;
+    const uint8_t *bytes = chunk ? o.data + o.offset : nullptr;  // a notice has no data
     if (o.layout) {  // this packet's share of a noncontiguous payload
         if (scratch_.size() < chunk) scratch_.resize(p.max_packet);
         dd::transfer<dd::direction::pack>(*o.layout, o.layout_count, const_cast<uint8_t *>(o.data),
@@ -234,7 +232,7 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
         if (numbered) numbered->take_send_seq(target);
         o.offset += chunk;
         o.started = true;
-        if (o.fragmented && !o.abandon_notice) ++stats_.fragments_sent;
+        if (o.fragmented && !abandon_notice(o)) ++stats_.fragments_sent;
     }
     return st;
 }
@@ -272,9 +270,10 @@ void am_engine::abandon(int target, peer_state &p, const outgoing &o, ccs_plugin
     notice.header.flags |= wire::fragment | wire::abandoned;
     notice.fragmented = true;
     notice.message = o.message;
-    notice.total = o.total;
-    notice.offset = o.offset;  // the bytes that went before the refusal
-    notice.abandon_notice = true;
+    // The bytes that went before the refusal, as its offset; as its total
+    // too, so it is one packet without payload.
+    notice.total = o.offset;
+    notice.offset = o.offset;
     // First: a message after it may be waiting for its sequence number.
     p.queue.push_front(std::move(notice));
     if (!p.backlogged) {
@@ -321,7 +320,7 @@ int am_engine::push_queue(int target) {
         if (st != CCS_PLUGIN_OK) {
             outgoing refused = std::move(o);
             p.queue.pop_front();
-            if (refused.abandon_notice) {
+            if (abandon_notice(refused)) {
                 abandon_notice_refused(target, p, refused, st);
                 continue;
             }
@@ -330,7 +329,7 @@ int am_engine::push_queue(int target) {
             continue;
         }
         if (done(o)) {
-            if (!o.abandon_notice) ++stats_.sent;
+            if (!abandon_notice(o)) ++stats_.sent;
             finish(o, CCS_OK);
             p.queue.pop_front();
         }

@@ -15,9 +15,9 @@ enum flags : uint8_t {
     sequenced = 1u << 0,  // seq is valid: reorder by it (unordered plugin)
     fragment = 1u << 1,   // a fragment_header follows the args
     // With fragment, no payload: the sender gave up on this message after
-    // the transport refused part of it. fragment_header.offset says how
-    // many bytes went before; the target drops them (once all arrived) and,
-    // if sequenced, goes on to the next sequence number.
+    // the transport refused part of it. fragment_header.offset (and total)
+    // say how many bytes went before; the target drops them (once all
+    // arrived) and, if sequenced, goes on to the next sequence number.
     abandoned = 1u << 2,
 };
 
