@@ -5,6 +5,7 @@
 #pragma once
 
 #include "am/reorder_buffer.hpp"
+#include "util/byte_pool.hpp"
 
 #include <ccs/ccs.h>
 
@@ -21,7 +22,7 @@ struct stored_message {
     uint16_t handler = 0;
     uint8_t nargs = 0;
     std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
-    std::vector<uint8_t> payload;
+    byte_buffer payload;
 };
 
 class context {

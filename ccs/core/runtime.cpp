@@ -86,6 +86,7 @@ ccs_status_t runtime::read_settings(settings &out) {
     size_t pause_ms = 0;
     log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
+        !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
         !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
         !param_size("CCS_TEST_BARRIER_PAUSE_MS", "ms", 60000, pause_ms, error) || !wait_gap_param(out.wait_gap, error) ||
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
@@ -113,7 +114,7 @@ ccs_status_t runtime::start() {
     st = contexts_.create(0, "ccs-internal", size_, internal);
     if (st != CCS_OK) return st;
     internal->handler(barrier_handler_id) = {&runtime::barrier_handler, this};
-    am_ = std::make_unique<am_engine>(contexts_, rank_, size_, settings_.queue_limit);
+    am_ = std::make_unique<am_engine>(contexts_, rank_, size_, settings_.queue_limit, settings_.buffer_cache);
 
     st = wireup(*boot_, *am_, wired_);
     if (st != CCS_OK) return st;
@@ -285,6 +286,9 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.sent_nocopy", s.sent_nocopy},
         {"am.abandoned", s.abandoned},
         {"am.reassembling", am_->reassembling()},
+        {"am.buffers_reused", am_->buffers().stats().reused},
+        {"am.buffers_allocated", am_->buffers().stats().allocated},
+        {"am.buffer_cache_bytes", am_->buffers().cached_bytes()},
         {"peers_failed", s.peers_failed},
         {"rma.puts", rma_->stats().puts},
         {"rma.gets", rma_->stats().gets},

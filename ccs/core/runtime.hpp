@@ -105,6 +105,7 @@ private:
     // The core's environment parameters (util/params.cpp lists them).
     struct settings {
         size_t queue_limit = 0;                       // CCS_AM_QUEUE_LIMIT
+        size_t buffer_cache = 0;                      // CCS_AM_BUFFER_CACHE
         size_t max_unused = 0;                        // CCS_RCACHE_MAX_UNUSED
         std::chrono::milliseconds barrier_pause{0};   // CCS_TEST_BARRIER_PAUSE_MS (last rank only)
         std::chrono::nanoseconds wait_gap{0};         // CCS_WAIT_GAP_NS

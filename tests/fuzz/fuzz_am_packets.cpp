@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
         ctx->set_error_handler(on_error, nullptr);
     }
     contexts.destroy(live_contexts);
-    ccs::am_engine engine(contexts, 0, procs, 1 << 20);
+    ccs::am_engine engine(contexts, 0, procs, 1 << 20, 1 << 20);
     while (in.n > 0) {
         const uint8_t op = in.byte();
         if (op % 16 == 0) {  // a context goes away mid-stream

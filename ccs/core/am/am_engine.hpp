@@ -39,7 +39,8 @@ struct am_stats {
 
 class am_engine final : public packet_sink {
 public:
-    am_engine(context_table &contexts, int rank, int size, size_t queue_limit);
+    // `buffer_cache`: bytes of freed message buffers kept for reuse.
+    am_engine(context_table &contexts, int rank, int size, size_t queue_limit, size_t buffer_cache);
 
     // Which transport reaches `peer`. Must be set for every peer but self.
     void set_route(int peer, transport *route);
@@ -85,6 +86,7 @@ public:
     }
     bool in_callback() const { return depth_ > 0; }
     const am_stats &stats() const { return stats_; }
+    const byte_pool &buffers() const { return buffers_; }
     // Messages partly received now.
     size_t reassembling() const { return partial_.size(); }
     // Releases what is half received for context `id` (its later packets
@@ -96,7 +98,7 @@ private:
         wire::header header{};
         std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
         const uint8_t *data = nullptr;  // the user's buffer, or owned.data()
-        std::vector<uint8_t> owned;
+        byte_buffer owned;
         std::shared_ptr<const dd::program> layout;  // set: pack from data
         int64_t layout_count = 0;
         size_t total = 0;
@@ -121,7 +123,7 @@ private:
     struct partial_message {
         wire::header header{};
         std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
-        std::vector<uint8_t> data;
+        byte_buffer data;  // not initialised: fragments fill it
         size_t received = 0;
         // The sender gave up on it: drop fragments until `abandoned_after`
         // bytes arrived in all, then forget the message.
@@ -171,10 +173,14 @@ private:
                                               ccs_plugin_status_t st);
     int push_queue(int target);
 
+    // `owned`: the payload's buffer if it is the engine's (a reassembled
+    // message), kept instead of copied if the message has to wait.
     void on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
-                    const uint8_t *payload, size_t length);
+                    const uint8_t *payload, size_t length, byte_buffer *owned = nullptr);
     void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                   const void *payload, size_t length);
+    // The whole payload as contiguous bytes (packed if it has a layout).
+    byte_buffer copy_payload(const payload_source &data);
     void drop_malformed(int source, const char *why);
     void drop_abandoned(int source, context &ctx, const wire::header &h, const wire::fragment_header &f);
     // Delivers the messages of `source` that waited for the one just
@@ -184,6 +190,7 @@ private:
     context_table &contexts_;
     int rank_;
     size_t queue_limit_;
+    byte_pool buffers_;
     std::vector<peer_state> peers_;
     std::vector<int> backlog_;  // peers with a non-empty queue
     std::deque<stored_message> self_queue_;

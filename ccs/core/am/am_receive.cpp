@@ -60,7 +60,7 @@ void am_engine::deliver(int source, const void *packet, size_t length) try {
         partial_message pm;
         pm.header = h;
         std::memcpy(pm.args.data(), args, args_bytes);
-        pm.data.resize(f.total);
+        pm.data = buffers_.take(f.total);
         it = partial_.emplace(key, std::move(pm)).first;
     } else if (it->second.data.size() != f.total) {
         return drop_malformed(source, "fragment disagrees with its message's size");
@@ -73,7 +73,8 @@ void am_engine::deliver(int source, const void *packet, size_t length) try {
     partial_message whole = std::move(pm);
     partial_.erase(it);
     whole.header.length = 0;  // the reassembled size is whole.data.size()
-    on_message(source, *ctx, whole.header, whole.args.data(), whole.data.data(), whole.data.size());
+    on_message(source, *ctx, whole.header, whole.args.data(), whole.data.data(), whole.data.size(), &whole.data);
+    buffers_.give_back(std::move(whole.data));  // unless a reorder buffer took it
 } catch (const std::exception &e) {
     ++stats_.dropped_malformed;
     log_message(log_level::error, std::string("dropped a message: ") + e.what());
@@ -95,7 +96,7 @@ void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, 
     pm.header.context = h.context;  // released with its context
     pm.abandoned = true;
     pm.abandoned_after = f.offset;
-    std::vector<uint8_t>().swap(pm.data);
+    buffers_.give_back(std::move(pm.data));
     if (pm.received >= pm.abandoned_after) partial_.erase(key);
     if (!(h.flags & wire::sequenced)) return;
     switch (ctx.receive_order(source).skip(h.seq)) {
@@ -110,13 +111,15 @@ void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, 
 
 void am_engine::deliver_held(context &ctx, int source) {
     auto &order = ctx.receive_order(source);
-    while (auto next = order.next())
+    while (auto next = order.next()) {
         dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(),
                  next->payload.size());
+        buffers_.give_back(std::move(next->payload));
+    }
 }
 
 void am_engine::on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
-                           const uint8_t *payload, size_t length) {
+                           const uint8_t *payload, size_t length, byte_buffer *owned) {
     if (!(h.flags & wire::sequenced))
         return dispatch(ctx, source, h.handler, args, h.nargs, payload, length);
     auto &order = ctx.receive_order(source);
@@ -130,7 +133,7 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
         m.handler = h.handler;
         m.nargs = h.nargs;
         std::memcpy(m.args.data(), args, h.nargs * sizeof(uint64_t));
-        m.payload.assign(payload, payload + length);
+        m.payload = owned ? std::move(*owned) : buffers_.copy_of(payload, length);
         order.hold(h.seq, std::move(m));
         ++stats_.reordered;
         return;
@@ -171,6 +174,7 @@ int am_engine::deliver_self() {
             continue;
         }
         dispatch(*ctx, rank_, m.handler, m.args.data(), m.nargs, m.payload.data(), m.payload.size());
+        buffers_.give_back(std::move(m.payload));
     }
     return events;
 }

@@ -13,8 +13,9 @@
 
 namespace ccs {
 
-am_engine::am_engine(context_table &contexts, int rank, int size, size_t queue_limit)
-    : contexts_(contexts), rank_(rank), queue_limit_(queue_limit), peers_(static_cast<size_t>(size)) {}
+am_engine::am_engine(context_table &contexts, int rank, int size, size_t queue_limit, size_t buffer_cache)
+    : contexts_(contexts), rank_(rank), queue_limit_(queue_limit), buffers_(buffer_cache),
+      peers_(static_cast<size_t>(size)) {}
 
 void am_engine::set_route(int peer, transport *route) {
     peer_state &p = peers_[static_cast<size_t>(peer)];
@@ -24,20 +25,13 @@ void am_engine::set_route(int peer, transport *route) {
     p.sequenced = !route->ordered();
 }
 
-namespace {
-
-// The whole payload as contiguous bytes (packed if it has a layout).
-void copy_payload(const am_engine::payload_source &data, std::vector<uint8_t> &out) {
-    if (!data.layout) {
-        out.assign(data.data, data.data + data.length);
-        return;
-    }
-    out.resize(data.length);
-    dd::transfer<dd::direction::pack>(*data.layout, data.count, const_cast<uint8_t *>(data.data), 0,
-                                      out.data(), static_cast<int64_t>(data.length));
+byte_buffer am_engine::copy_payload(const payload_source &data) {
+    if (!data.layout) return buffers_.copy_of(data.data, data.length);
+    byte_buffer out = buffers_.take(data.length);
+    dd::transfer<dd::direction::pack>(*data.layout, data.count, const_cast<uint8_t *>(data.data), 0, out.data(),
+                                      static_cast<int64_t>(data.length));
+    return out;
 }
-
-}  // namespace
 
 ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const uint64_t *args,
                              size_t nargs, const payload_source &data, const ccs_completion_t *completion) {
@@ -53,7 +47,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         m.handler = handler;
         m.nargs = static_cast<uint8_t>(nargs);
         std::copy_n(args, nargs, m.args.begin());
-        copy_payload(data, m.payload);
+        m.payload = copy_payload(data);
         self_queue_.push_back(std::move(m));
         ++stats_.sent;
         if (has_completion) completions_.push_back({*completion, CCS_OK});
@@ -146,7 +140,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     // The transport has no room: queue. Without a completion the caller may
     // reuse the buffer at once, so copy; a small message is copied anyway.
     if (!has_completion || !o.fragmented) {
-        copy_payload(data, o.owned);
+        o.owned = copy_payload(data);
         o.data = o.owned.data();
         o.layout = nullptr;
         stats_.queue_bytes += o.owned.size();
@@ -239,6 +233,7 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
 
 void am_engine::finish(outgoing &o, ccs_status_t status) {
     stats_.queue_bytes -= o.owned.size();
+    buffers_.give_back(std::move(o.owned));
     if (o.queued) {
         if (context *ctx = contexts_.by_id(o.header.context)) --ctx->queued_sends;
     }
