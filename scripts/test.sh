@@ -23,7 +23,14 @@ run() {  # run <build-dir> <ctest args...> -- <cmake args...>
 }
 mkdir -p build-ci
 run build-ci/release -- -DCMAKE_BUILD_TYPE=RelWithDebInfo
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+# intercept_tls_get_addr=0: LeakSanitizer (gcc 12) guesses a dynamic TLS
+# block's layout from its address modulo 4096 and, when the guess is wrong,
+# scans a wild range at exit and dies ("Tracer caught signal 11", "DTLS 7 at
+# 0x3d0-..."; google/sanitizers#1322). Every run of the UCX/TCP conformance
+# job hit it once the two flood tests ran in one process (either alone did
+# not). With the option LSan does not scan dlopen'd modules' dynamic TLS;
+# it reports no leak with or without.
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run build-ci/asan-ubsan -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=address,undefined
 TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.' -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=thread
 
