@@ -13,10 +13,9 @@
 // return to a free list per capacity, up to a limit on the bytes kept
 // (those of other capacities make room); smaller ones come from and go back
 // to malloc (cheap there, and rounding them up would waste more than it
-// saves). A buffer never given
-// back simply frees itself: giving back is an optimisation, not a duty, so
-// buffers may outlive the pool. Bytes are not initialised. Not thread-safe:
-// its owner's lock covers it.
+// saves). A buffer never given back simply frees itself: giving back is an
+// optimisation, not a duty, so buffers may outlive the pool. Bytes are not
+// initialised. Not thread-safe, like the engine that owns it.
 #pragma once
 
 #include <array>
