@@ -1,6 +1,7 @@
 // The AM engine's buffer pool: buffers come back by capacity class, the
 // bytes kept stay under the limit, the sizes just used push out others,
 // small buffers are not kept, and a buffer may outlive its pool.
+#include "util/asan.hpp"
 #include "util/byte_pool.hpp"
 
 #include <gtest/gtest.h>
@@ -8,17 +9,6 @@
 #include <cstring>
 #include <new>
 #include <vector>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define POOL_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define POOL_TEST_ASAN 1
-#endif
-#endif
-#if defined(POOL_TEST_ASAN)
-#include <sanitizer/asan_interface.h>
-#endif
 
 namespace {
 
@@ -105,7 +95,7 @@ TEST(BytePool, AbsurdSizesAreRefused) {
     EXPECT_EQ(pool.cached_bytes(), 0u);
 }
 
-#if defined(POOL_TEST_ASAN)
+#if defined(CCS_ASAN)
 // What the pool keeps, and a buffer's bytes past its size, stay poisoned:
 // ASan still reports a use after give_back or past the size.
 TEST(BytePool, UnderAddressSanitizerKeptBytesArePoisoned) {

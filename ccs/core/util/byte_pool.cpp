@@ -1,5 +1,7 @@
 #include "util/byte_pool.hpp"
 
+#include "util/asan.hpp"
+
 #include <bit>
 #include <cstring>
 #include <new>
@@ -8,21 +10,6 @@
 // buffer past its size, so a use after give_back, or past the size asked
 // for, is still reported as it would be with malloc. (ASan's free takes
 // poisoned memory.)
-#if defined(__SANITIZE_ADDRESS__)
-#define CCS_POOL_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CCS_POOL_ASAN 1
-#endif
-#endif
-#if defined(CCS_POOL_ASAN)
-#include <sanitizer/asan_interface.h>
-#define CCS_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define CCS_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define CCS_POISON(p, n) ((void)(p), (void)(n))
-#define CCS_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
 
 namespace ccs {
 
