@@ -159,8 +159,10 @@ inline uint8_t *copy_planned(uint8_t *mem, uint8_t *stream, const small_body &b,
 // `whole` iterations of body[0..ops); returns the stream position after.
 template <direction D, class At>
 inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, uint32_t ops, At at, int64_t whole) {
-    small_body b;
-    if (whole >= 8 && b.plan(body, ops)) return copy_planned<D>(mem, stream, b, strided{0}, 1, at, whole);
+    if (whole >= 8) {  // a plan zeroes its tables: not for a few copies
+        small_body b;
+        if (b.plan(body, ops)) return copy_planned<D>(mem, stream, b, strided{0}, 1, at, whole);
+    }
     for (int64_t i = 0; i < whole; ++i)
         for (uint32_t k = 0; k < ops; ++k) {
             copy_one<D>(mem + at(i) + body[k].disp, stream, body[k].len);
@@ -421,6 +423,20 @@ inline bool side_by_side_columns(const run &r, int64_t columns) {
            r.inner_stride >= 64 && columns >= 64 / r.len;
 }
 
+// `whole` pieces of a nested run as a planned body, the inner pieces
+// planned once, not once per outer piece; false (nothing copied) when the
+// pieces are better copied one by one.
+template <direction D, class At>
+inline bool planned_nested(uint8_t *mem, uint8_t *&stream, const run &r, At at, int64_t whole) {
+    if (fixed_length(r.len) || r.inner_count < 4) return false;
+    small_body b;
+    op piece;
+    piece.len = r.len;
+    if (!b.plan(&piece, 1)) return false;
+    stream = copy_planned<D>(mem, stream, b, at, whole, strided{r.inner_stride}, r.inner_count);
+    return true;
+}
+
 // A nested run: pieces that are each a strided run of inner_count pieces.
 template <direction D, class At>
 inline int64_t copy_nested(uint8_t *mem, uint8_t *stream, const run &r, At at, int64_t budget) {
@@ -440,10 +456,6 @@ inline int64_t copy_nested(uint8_t *mem, uint8_t *stream, const run &r, At at, i
                                                  budget - done * per_piece);
     }
     const strided inner{r.inner_stride};
-    // Plan the inner pieces once, not once per outer piece.
-    small_body b;
-    op piece;
-    piece.len = r.len;
     const bool aliasing = D == direction::unpack && aliasing_column(r.len, r.inner_count, r.inner_stride);
     auto fixed = [&](auto len) {
         stream = copy_fixed_nested<D, decltype(len)::value>(mem, stream, at, whole, r.inner_stride, r.inner_count);
@@ -454,9 +466,7 @@ inline int64_t copy_nested(uint8_t *mem, uint8_t *stream, const run &r, At at, i
         fixed(std::integral_constant<size_t, 40>{});
     } else if (!aliasing && r.len == 48) {
         fixed(std::integral_constant<size_t, 48>{});
-    } else if (!fixed_length(r.len) && r.inner_count >= 4 && b.plan(&piece, 1)) {
-        stream = copy_planned<D>(mem, stream, b, at, whole, inner, r.inner_count);
-    } else {
+    } else if (!planned_nested<D>(mem, stream, r, at, whole)) {
         for (int64_t i = 0; i < whole; ++i, stream += per_piece)
             copy_pieces<D>(mem + at(i), stream, r.len, r.inner_count, inner);
     }
@@ -473,37 +483,44 @@ inline int64_t copy_nested(uint8_t *mem, uint8_t *stream, const run &r, At at, i
 template <direction D>
 inline int64_t copy_list(uint8_t *mem, uint8_t *stream, const run &r, int64_t budget) {
     int64_t left = budget;
-    for (int64_t k = 0; k < r.count && left > 0; ++k) {
-        const int64_t n = std::min(left, r.list[2 * k + 1]);
-        copy_one<D>(mem + r.list[2 * k], stream, n);
+    const int64_t *list = r.list, count = r.count;  // in registers, whatever the stores alias
+    for (int64_t k = 0; k < count && left > 0; ++k) {
+        const int64_t n = std::min(left, list[2 * k + 1]);
+        copy_one<D>(mem + list[2 * k], stream, n);
         stream += n;
         left -= n;
     }
     return budget - left;
 }
 
+// One run, up to `budget` bytes; returns bytes moved. The run is taken by
+// value: a run the program keeps could alias the bytes stored, and the
+// loops would reload its fields per copy (1-64 B listed pieces unpacked
+// 10 % slower so).
+template <direction D>
+inline int64_t copy_run(uint8_t *base, uint8_t *stream, const run r, int64_t budget) {
+    uint8_t *mem = base + r.mem;
+    if (r.list) return copy_list<D>(mem, stream, r, budget);
+    if (r.inner_count) return with_placement(r, [&](auto at) { return copy_nested<D>(mem, stream, r, at, budget); });
+    if (r.body) return with_placement(r, [&](auto at) { return copy_flat_loop<D>(mem, stream, r, at, budget); });
+    if (!r.offsets && (r.count == 1 || r.stride == r.len)) {  // one contiguous piece
+        const int64_t n = std::min(budget, r.len * r.count);
+        move<D>(mem, stream, static_cast<size_t>(n));
+        return n;
+    }
+    return with_placement(r, [&](auto at) { return copy_run_pieces<D>(mem, stream, r, at, budget); });
+}
+
 // Moves up to `budget` bytes of the stream from `offset` on; returns bytes moved.
 template <direction D>
 int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream, int64_t budget) {
+    if (count == 1 && offset == 0 && p.element_run) return copy_run<D>(base, stream, *p.element_run, budget);
     walker w(p, count);
     w.seek(offset);
     int64_t left = budget;
     run r;
     while (left > 0 && w.next(r)) {
-        uint8_t *mem = base + r.mem;
-        int64_t n = 0;
-        if (r.list) {
-            n = copy_list<D>(mem, stream, r, left);
-        } else if (r.inner_count) {
-            n = with_placement(r, [&](auto at) { return copy_nested<D>(mem, stream, r, at, left); });
-        } else if (r.body) {
-            n = with_placement(r, [&](auto at) { return copy_flat_loop<D>(mem, stream, r, at, left); });
-        } else if (!r.offsets && (r.count == 1 || r.stride == r.len)) {  // one contiguous piece
-            n = std::min(left, r.len * r.count);
-            move<D>(mem, stream, static_cast<size_t>(n));
-        } else {
-            n = with_placement(r, [&](auto at) { return copy_run_pieces<D>(mem, stream, r, at, left); });
-        }
+        const int64_t n = copy_run<D>(base, stream, r, left);
         stream += n;
         left -= n;
     }

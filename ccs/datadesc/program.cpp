@@ -1,5 +1,7 @@
 #include "program.hpp"
 
+#include "walker.hpp"
+
 #include "util/error.hpp"
 
 #include <numeric>
@@ -313,6 +315,12 @@ ccs_status_t compile(const node &root, program &out) {
         }
     }
     out.blocks = blocks;
+    if (out.size > 0) {
+        walker w(out, 1);
+        w.seek(0);
+        run first, more;
+        if (w.next(first) && !w.next(more)) out.element_run = first;
+    }
     return CCS_OK;
 }
 

@@ -9,8 +9,10 @@
 #pragma once
 
 #include "node.hpp"
+#include "run.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ccs::dd {
@@ -45,6 +47,18 @@ struct program {
     int64_t extent = 0;  // element-to-element distance
     int64_t blocks = 0;  // contiguous blocks of one element after merging
     uint32_t depth = 1;  // loop levels a walk holds at once, the elements' own included
+    // The walk of one whole element when it is a single run (a copy, a
+    // loop the walker hands out whole, a copy list: most layouts), so
+    // packing one element from its start skips the walk, which cost
+    // about a third of a small call. It points into ops and tables:
+    // a program is moved, never copied.
+    std::optional<run> element_run;
+
+    program() = default;
+    program(const program &) = delete;
+    program &operator=(const program &) = delete;
+    program(program &&) = default;
+    program &operator=(program &&) = default;
 
     // Whether `count` elements form one contiguous run (which then starts at
     // ops[0].disp, or is empty).
