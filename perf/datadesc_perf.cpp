@@ -4,7 +4,8 @@
 // Names: <shape>/<pack|unpack>/<ccs|hand|mpich>, and the paired runs
 // <shape>/<pack|unpack>/ccs_vs_<hand|mpich> whose `ratio` counter is CCS's
 // throughput over the other's (see run_paired); bytes_per_second counts
-// packed bytes. DDTBench-like shapes are prefixed ddt_.
+// packed bytes. DDTBench-like shapes are prefixed ddt_. cold_call/ and
+// small_call/ time one small call (two 40-byte pieces) cold and hot.
 #include "datadesc_shapes.hpp"
 
 #include <benchmark/benchmark.h>
@@ -286,6 +287,44 @@ void cold_call(benchmark::State &state, bool pack, impl which) {
     if (!took.empty()) state.counters["median_ns"] = took[took.size() / 2] * 1e9;
 }
 
+// The same two pieces packed or unpacked again and again, everything
+// cached: what a call costs beyond its copies (argument checks, dispatch),
+// the price of every small pack a runtime makes. MPICH's MPI_Pack of the
+// same vector type alongside.
+void small_call(benchmark::State &state, bool pack, impl which) {
+    constexpr int64_t piece = 40, stride = 4080;
+    static ccs_datadesc_t two = [] {
+        ccs_datadesc_t dd = nullptr;
+        ccs_datadesc_vector(2, piece, stride, CCS_BYTE, &dd);
+        ccs_datadesc_commit(dd);
+        return dd;
+    }();
+    static MPI_Datatype mpi_two = [] {
+        MPI_Datatype t;
+        MPI_Type_vector(2, piece, stride, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        return t;
+    }();
+    uint8_t *mem = memory().data();
+    uint8_t *packed = packed_buffer().data();
+    for (auto _ : state) {
+        if (which == impl::ccs) {
+            int64_t done = 0;
+            if (pack) ccs_datadesc_pack(mem, 1, two, 0, packed, 2 * piece, &done);
+            else ccs_datadesc_unpack(packed, 2 * piece, mem, 1, two, 0, &done);
+        } else if (which == impl::mpich) {
+            int position = 0;
+            if (pack) MPI_Pack(mem, 1, mpi_two, packed, 2 * piece, &position, MPI_COMM_SELF);
+            else MPI_Unpack(packed, 2 * piece, &position, mem, 1, mpi_two, MPI_COMM_SELF);
+        } else {
+            for (int64_t i = 0; i < 2; ++i)
+                if (pack) std::memcpy(packed + i * piece, mem + i * stride, piece);
+                else std::memcpy(mem + i * stride, packed + i * piece, piece);
+        }
+        benchmark::ClobberMemory();
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -307,6 +346,10 @@ int main(int argc, char **argv) {
                                          [pack, which = which](benchmark::State &st) { cold_call(st, pack, which); })
                 ->UseManualTime()
                 ->Iterations(400);
+    for (bool pack : {true, false})
+        for (auto [which, label] : {std::pair{impl::ccs, "ccs"}, std::pair{impl::hand, "hand"}, std::pair{impl::mpich, "mpich"}})
+            benchmark::RegisterBenchmark((std::string("small_call/") + (pack ? "pack/" : "unpack/") + label).c_str(),
+                                         [pack, which = which](benchmark::State &st) { small_call(st, pack, which); });
     for (const auto &s : shapes)
         for (bool pack : {true, false}) {
             const std::string prefix = s.name + (pack ? "/pack/" : "/unpack/");
