@@ -5,7 +5,11 @@
 //   am_latency/<bytes>:   ping-pong; counter one_way = half a round trip
 //   am_bandwidth/<bytes>: a window of messages, then one acknowledgement;
 //                         bytes_per_second
+//   am_latency_datadesc/<bytes>: am_latency with the ping's payload packed
+//                         from 8-byte pieces 16 bytes apart (a datadesc):
+//                         against am_latency/<bytes>, what the pack costs
 #include <ccs/ccs.h>
+#include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
 #include <benchmark/benchmark.h>
@@ -59,6 +63,22 @@ void am_latency(benchmark::State &state) {
                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+void am_latency_datadesc(benchmark::State &state) {
+    const int64_t pieces = state.range(0) / 8;
+    std::vector<char> buf(static_cast<size_t>(2 * state.range(0)), 'x');
+    ccs_datadesc_t every_other = nullptr;
+    must(ccs_datadesc_vector(pieces, 8, 16, CCS_BYTE, &every_other), "datadesc");
+    must(ccs_datadesc_commit(every_other), "commit");
+    for (auto _ : state) {
+        const int want = g.pongs + 1;
+        must(ccs_am_send_datadesc(g_ctx, 1, ping, nullptr, 0, buf.data(), 1, every_other, nullptr), "send");
+        while (g.pongs < want) ccs_progress();
+    }
+    ccs_datadesc_free(&every_other);
+    state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void am_bandwidth(benchmark::State &state) {
     std::vector<char> buf(static_cast<size_t>(state.range(0)), 'x');
     for (auto _ : state) {
@@ -88,6 +108,7 @@ void am_bandwidth_completion(benchmark::State &state) {
 }
 
 BENCHMARK(am_latency)->Arg(8)->Arg(64)->Arg(1024)->Arg(8192)->Arg(65536)->UseRealTime();
+BENCHMARK(am_latency_datadesc)->Arg(64)->Arg(1024)->Arg(8192)->UseRealTime();
 BENCHMARK(am_bandwidth)->Arg(64)->Arg(4096)->Arg(65536)->Arg(1 << 20)->UseRealTime();
 BENCHMARK(am_bandwidth_completion)->Arg(65536)->Arg(1 << 20)->UseRealTime();
 
