@@ -247,21 +247,56 @@ void memcpy_reference(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
 }
 
-// One small pack or unpack (two 40-byte pieces 4080 B apart) after 64 MiB
-// of other writes, as after a compute phase or a large copy: what a call
-// costs when its code, the datadesc and the data all come from memory
-// (the loops above pay it once per pass too). The hand loop for the same
-// two pieces alongside. Counter median_ns: the median call; the reported
-// time is the mean.
+// Two 40-byte pieces 4080 B apart: the small call of cold_call and
+// small_call, as a datadesc and as an MPI datatype.
+constexpr int64_t small_piece = 40, small_stride = 4080;
+struct small_types {
+    ccs_datadesc_t ccs = nullptr;
+    MPI_Datatype mpi = MPI_DATATYPE_NULL;
+};
+const small_types &two_pieces() {
+    static const small_types t = [] {
+        small_types made;
+        ccs_datadesc_vector(2, small_piece, small_stride, CCS_BYTE, &made.ccs);
+        ccs_datadesc_commit(made.ccs);
+        MPI_Type_vector(2, small_piece, small_stride, MPI_BYTE, &made.mpi);
+        MPI_Type_commit(&made.mpi);
+        return made;
+    }();
+    return t;
+}
+
+// One pack or unpack of the two pieces by one implementation.
+inline void small_pass(const small_types &two, bool pack, impl which, uint8_t *mem, uint8_t *packed) {
+    constexpr int64_t bytes = 2 * small_piece;
+    switch (which) {
+    case impl::ccs: {
+        int64_t done = 0;
+        if (pack) ccs_datadesc_pack(mem, 1, two.ccs, 0, packed, bytes, &done);
+        else ccs_datadesc_unpack(packed, bytes, mem, 1, two.ccs, 0, &done);
+        break;
+    }
+    case impl::hand:
+        for (int64_t i = 0; i < 2; ++i)
+            if (pack) std::memcpy(packed + i * small_piece, mem + i * small_stride, small_piece);
+            else std::memcpy(mem + i * small_stride, packed + i * small_piece, small_piece);
+        break;
+    case impl::mpich: {
+        int position = 0;
+        if (pack) MPI_Pack(mem, 1, two.mpi, packed, bytes, &position, MPI_COMM_SELF);
+        else MPI_Unpack(packed, bytes, &position, mem, 1, two.mpi, MPI_COMM_SELF);
+        break;
+    }
+    }
+}
+
+// One small call after 64 MiB of other writes, as after a compute phase
+// or a large copy: what a call costs when its code, the datadesc and the
+// data all come from memory (the loops above pay it once per pass too).
+// Counter median_ns: the median call; the reported time is the mean.
 void cold_call(benchmark::State &state, bool pack, impl which) {
     using clock = std::chrono::steady_clock;
-    constexpr int64_t piece = 40, stride = 4080;
-    static ccs_datadesc_t two = [] {
-        ccs_datadesc_t dd = nullptr;
-        ccs_datadesc_vector(2, piece, stride, CCS_BYTE, &dd);
-        ccs_datadesc_commit(dd);
-        return dd;
-    }();
+    const small_types &two = two_pieces();
     uint8_t *mem = memory().data();
     uint8_t *packed = packed_buffer().data();
     uint8_t *elsewhere = packed + (64 << 20);  // the upper half of the packed buffer
@@ -270,15 +305,7 @@ void cold_call(benchmark::State &state, bool pack, impl which) {
         std::memset(elsewhere, static_cast<int>(took.size()), 64 << 20);
         benchmark::ClobberMemory();
         const auto start = clock::now();
-        if (which == impl::ccs) {
-            int64_t done = 0;
-            if (pack) ccs_datadesc_pack(mem, 1, two, 0, packed, 2 * piece, &done);
-            else ccs_datadesc_unpack(packed, 2 * piece, mem, 1, two, 0, &done);
-        } else {
-            for (int64_t i = 0; i < 2; ++i)
-                if (pack) std::memcpy(packed + i * piece, mem + i * stride, piece);
-                else std::memcpy(mem + i * stride, packed + i * piece, piece);
-        }
+        small_pass(two, pack, which, mem, packed);
         benchmark::ClobberMemory();
         took.push_back(std::chrono::duration<double>(clock::now() - start).count());
         state.SetIterationTime(took.back());
@@ -287,40 +314,15 @@ void cold_call(benchmark::State &state, bool pack, impl which) {
     if (!took.empty()) state.counters["median_ns"] = took[took.size() / 2] * 1e9;
 }
 
-// The same two pieces packed or unpacked again and again, everything
-// cached: what a call costs beyond its copies (argument checks, dispatch),
-// the price of every small pack a runtime makes. MPICH's MPI_Pack of the
-// same vector type alongside.
+// The same call again and again, everything cached: what a call costs
+// beyond its copies (argument checks, dispatch), the price of every small
+// pack a runtime makes.
 void small_call(benchmark::State &state, bool pack, impl which) {
-    constexpr int64_t piece = 40, stride = 4080;
-    static ccs_datadesc_t two = [] {
-        ccs_datadesc_t dd = nullptr;
-        ccs_datadesc_vector(2, piece, stride, CCS_BYTE, &dd);
-        ccs_datadesc_commit(dd);
-        return dd;
-    }();
-    static MPI_Datatype mpi_two = [] {
-        MPI_Datatype t;
-        MPI_Type_vector(2, piece, stride, MPI_BYTE, &t);
-        MPI_Type_commit(&t);
-        return t;
-    }();
+    const small_types &two = two_pieces();
     uint8_t *mem = memory().data();
     uint8_t *packed = packed_buffer().data();
     for (auto _ : state) {
-        if (which == impl::ccs) {
-            int64_t done = 0;
-            if (pack) ccs_datadesc_pack(mem, 1, two, 0, packed, 2 * piece, &done);
-            else ccs_datadesc_unpack(packed, 2 * piece, mem, 1, two, 0, &done);
-        } else if (which == impl::mpich) {
-            int position = 0;
-            if (pack) MPI_Pack(mem, 1, mpi_two, packed, 2 * piece, &position, MPI_COMM_SELF);
-            else MPI_Unpack(packed, 2 * piece, &position, mem, 1, mpi_two, MPI_COMM_SELF);
-        } else {
-            for (int64_t i = 0; i < 2; ++i)
-                if (pack) std::memcpy(packed + i * piece, mem + i * stride, piece);
-                else std::memcpy(mem + i * stride, packed + i * piece, piece);
-        }
+        small_pass(two, pack, which, mem, packed);
         benchmark::ClobberMemory();
     }
 }
@@ -341,15 +343,15 @@ int main(int argc, char **argv) {
     for (auto &s : ddtbench_shapes()) shapes.push_back(std::move(s));
     benchmark::RegisterBenchmark("memcpy_64MiB", memcpy_reference)->UseRealTime();
     for (bool pack : {true, false})
-        for (auto [which, label] : {std::pair{impl::ccs, "ccs"}, std::pair{impl::hand, "hand"}})
-            benchmark::RegisterBenchmark((std::string("cold_call/") + (pack ? "pack/" : "unpack/") + label).c_str(),
+        for (auto [which, label] : {std::pair{impl::ccs, "ccs"}, std::pair{impl::hand, "hand"}, std::pair{impl::mpich, "mpich"}}) {
+            const std::string name = std::string(pack ? "pack/" : "unpack/") + label;
+            benchmark::RegisterBenchmark(("cold_call/" + name).c_str(),
                                          [pack, which = which](benchmark::State &st) { cold_call(st, pack, which); })
                 ->UseManualTime()
                 ->Iterations(400);
-    for (bool pack : {true, false})
-        for (auto [which, label] : {std::pair{impl::ccs, "ccs"}, std::pair{impl::hand, "hand"}, std::pair{impl::mpich, "mpich"}})
-            benchmark::RegisterBenchmark((std::string("small_call/") + (pack ? "pack/" : "unpack/") + label).c_str(),
+            benchmark::RegisterBenchmark(("small_call/" + name).c_str(),
                                          [pack, which = which](benchmark::State &st) { small_call(st, pack, which); });
+        }
     for (const auto &s : shapes)
         for (bool pack : {true, false}) {
             const std::string prefix = s.name + (pack ? "/pack/" : "/unpack/");
