@@ -21,7 +21,7 @@ namespace ccs::dd {
 
 // The checks every call taking a datadesc makes: not NULL, live, and
 // committed if asked. Inline, the messages out of line: every pack and
-// unpack makes them, and a small one takes 15-25 ns in all.
+// unpack makes them, and a small one takes 15-30 ns in all.
 inline ccs_status_t check_handle(ccs_datadesc_t dd, const char *call, bool need_commit) {
     if (dd && dd->magic == ccs_datadesc_s::live_magic && (!need_commit || dd->compiled)) return CCS_OK;
     return bad_handle(dd, call, need_commit);
