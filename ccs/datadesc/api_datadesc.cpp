@@ -365,7 +365,7 @@ namespace {
 // of a small pack's instructions.
 inline ccs_status_t check_stream(const char *call, const void *buffer, int64_t count, ccs_datadesc_t dd, int64_t offset,
                                  int64_t max_bytes, const int64_t *done, int64_t &stream_bytes) {
-    if (dd && dd->magic == live_magic && dd->compiled && count >= 0 && offset >= 0 && max_bytes >= 0 && done &&
+    if (usable_handle(dd, true) && count >= 0 && offset >= 0 && max_bytes >= 0 && done &&
         mul(count, dd->compiled->size, stream_bytes) && offset <= stream_bytes &&
         (buffer || stream_bytes == offset || max_bytes == 0))
         return CCS_OK;

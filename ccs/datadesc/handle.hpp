@@ -19,11 +19,16 @@ namespace ccs::dd {
 // The error check_handle returns, naming `call`.
 [[gnu::cold]] ccs_status_t bad_handle(ccs_datadesc_t dd, const char *call, bool need_commit);
 
-// The checks every call taking a datadesc makes: not NULL, live, and
-// committed if asked. Inline, the messages out of line: every pack and
+// Whether dd is not NULL, live, and committed if asked.
+inline bool usable_handle(ccs_datadesc_t dd, bool need_commit) {
+    return dd && dd->magic == ccs_datadesc_s::live_magic && (!need_commit || dd->compiled);
+}
+
+// The checks every call taking a datadesc makes (usable_handle), naming
+// `call` in the error. Inline, the messages out of line: every pack and
 // unpack makes them, and a small one takes 15-30 ns in all.
 inline ccs_status_t check_handle(ccs_datadesc_t dd, const char *call, bool need_commit) {
-    if (dd && dd->magic == ccs_datadesc_s::live_magic && (!need_commit || dd->compiled)) return CCS_OK;
+    if (usable_handle(dd, need_commit)) return CCS_OK;
     return bad_handle(dd, call, need_commit);
 }
 }  // namespace ccs::dd
