@@ -51,11 +51,12 @@ void must(ccs_status_t st, const char *what) {
     std::exit(1);
 }
 
-void am_latency(benchmark::State &state) {
-    std::vector<char> buf(static_cast<size_t>(state.range(0)), 'x');
+// Ping-pongs, each ping sent by send_ping(); counter one_way.
+template <class SendPing>
+void ping_pong(benchmark::State &state, SendPing send_ping) {
     for (auto _ : state) {
         const int want = g.pongs + 1;
-        must(ccs_am_send(g_ctx, 1, ping, nullptr, 0, buf.data(), buf.size(), nullptr), "send");
+        must(send_ping(), "send");
         while (g.pongs < want) ccs_progress();
     }
     // Seconds per one-way trip (printed with an SI prefix: 128n = 128 ns).
@@ -63,20 +64,18 @@ void am_latency(benchmark::State &state) {
                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+void am_latency(benchmark::State &state) {
+    std::vector<char> buf(static_cast<size_t>(state.range(0)), 'x');
+    ping_pong(state, [&] { return ccs_am_send(g_ctx, 1, ping, nullptr, 0, buf.data(), buf.size(), nullptr); });
+}
+
 void am_latency_datadesc(benchmark::State &state) {
-    const int64_t pieces = state.range(0) / 8;
     std::vector<char> buf(static_cast<size_t>(2 * state.range(0)), 'x');
     ccs_datadesc_t every_other = nullptr;
-    must(ccs_datadesc_vector(pieces, 8, 16, CCS_BYTE, &every_other), "datadesc");
+    must(ccs_datadesc_vector(state.range(0) / 8, 8, 16, CCS_BYTE, &every_other), "datadesc");
     must(ccs_datadesc_commit(every_other), "commit");
-    for (auto _ : state) {
-        const int want = g.pongs + 1;
-        must(ccs_am_send_datadesc(g_ctx, 1, ping, nullptr, 0, buf.data(), 1, every_other, nullptr), "send");
-        while (g.pongs < want) ccs_progress();
-    }
+    ping_pong(state, [&] { return ccs_am_send_datadesc(g_ctx, 1, ping, nullptr, 0, buf.data(), 1, every_other, nullptr); });
     ccs_datadesc_free(&every_other);
-    state.counters["one_way"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
-                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void am_bandwidth(benchmark::State &state) {
