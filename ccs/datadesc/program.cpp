@@ -4,6 +4,7 @@
 
 #include "util/error.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <unordered_map>
 
@@ -288,6 +289,14 @@ void share_tables(program &p) {
     p.tables = std::move(shared);
 }
 
+body_shape shape_of_body(const std::vector<op> &ops, uint32_t first, uint32_t end) {
+    if (end == first + 1 && ops[first].is_copy()) return body_shape::one_copy;
+    if (std::all_of(ops.begin() + first, ops.begin() + end, [](const op &o) { return o.is_copy(); }))
+        return body_shape::copies;
+    if (end == first + 2 && simple_loop(ops, first) && ops[first].table < 0) return body_shape::strided_loop;
+    return body_shape::ops;
+}
+
 }  // namespace
 
 ccs_status_t compile(const node &root, program &out) {
@@ -315,6 +324,9 @@ ccs_status_t compile(const node &root, program &out) {
         }
     }
     out.blocks = blocks;
+    for (uint32_t i = 0; i < out.ops.size(); ++i)
+        if (out.ops[i].loop) out.ops[i].shape = shape_of_body(out.ops, i + 1, out.ops[i].end);
+    out.element_shape = shape_of_body(out.ops, 0, static_cast<uint32_t>(out.ops.size()));
     if (out.size > 0) {
         walker w(out, 1);
         w.seek(0);

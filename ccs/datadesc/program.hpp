@@ -17,6 +17,16 @@
 
 namespace ccs::dd {
 
+// What a walk hands out for the iterations of a loop (or for the elements):
+// the rest of the loop as one run when its body is a shape the copy kernels
+// take whole, else op by op. Decided at commit, not at every visit.
+enum class body_shape : uint8_t {
+    ops,           // walked op by op
+    one_copy,      // a simple loop: pieces of one length
+    copies,        // copies only: iterations of a flat body
+    strided_loop,  // one strided simple loop: a nested run
+};
+
 struct op {
     int64_t disp = 0;    // bytes from the enclosing base
     int64_t count = 1;   // loop iterations (copy: 1)
@@ -34,6 +44,7 @@ struct op {
     // len is the list's total.
     int64_t table = -1;
     int64_t scale = 1;  // table loop: multiplier of its table's entries
+    body_shape shape = body_shape::ops;  // loop: its body's
 
     bool is_copy() const { return !loop && table < 0; }
     bool is_list() const { return !loop && table >= 0; }
@@ -47,6 +58,7 @@ struct program {
     int64_t extent = 0;  // element-to-element distance
     int64_t blocks = 0;  // contiguous blocks of one element after merging
     uint32_t depth = 1;  // loop levels a walk holds at once, the elements' own included
+    body_shape element_shape = body_shape::ops;  // of ops as the elements' body
     // The walk of one whole element when it is a single run (a copy, a
     // loop the walker hands out whole, a copy list: most layouts), so
     // packing one element from its start skips the walk, which cost

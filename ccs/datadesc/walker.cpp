@@ -11,21 +11,10 @@ walker::walker(const program &p, int64_t count) : p_(p), elements_(count), level
     }
 }
 
-bool walker::flat_body(uint32_t first, uint32_t end) const {
-    for (uint32_t k = first; k < end; ++k)
-        if (!p_.ops[k].is_copy()) return false;
-    return true;
-}
-
-bool walker::nested_body(uint32_t first, uint32_t end) const {
-    return end == first + 2 && simple_loop(p_.ops, first) && p_.ops[first].table < 0;
-}
-
 void walker::push(uint32_t i, int64_t base, int64_t iter) {
     const op &o = p_.ops[i];
     const int64_t *offsets = o.table >= 0 ? p_.tables.data() + o.table : nullptr;
-    levels_[depth_++] = {i + 1, o.end, o.count, o.stride, offsets, o.scale, base + o.disp, iter, i + 1, simple_loop(p_.ops, i),
-                         flat_body(i + 1, o.end), nested_body(i + 1, o.end)};
+    levels_[depth_++] = {i + 1, o.end, o.count, o.stride, offsets, o.scale, base + o.disp, iter, i + 1, o.shape};
 }
 
 void walker::seek(int64_t offset) {
@@ -36,10 +25,13 @@ void walker::seek(int64_t offset) {
     // The elements themselves are the outermost loop.
     const int64_t element = p_.size ? offset / p_.size : 0;
     int64_t off = p_.size ? offset % p_.size : 0;
-    levels_[depth_++] = {0, n, elements_, p_.extent, nullptr, 1, 0, element, 0, n == 1 && p_.ops[0].is_copy(), flat_body(0, n),
-                         nested_body(0, n)};
+    levels_[depth_++] = {0, n, elements_, p_.extent, nullptr, 1, 0, element, 0, p_.element_shape};
     for (;;) {
         level &l = top();
+        // At the start of an op: next() goes on from here, and hands out
+        // the rest of a loop whole where it can, which it could not do
+        // from inside an iteration. (No op is empty, so none to skip.)
+        if (off == 0) return;
         const op &o = p_.ops[l.pos];
         const int64_t total = o.total();
         if (off >= total) {  // skip this op whole
@@ -79,15 +71,15 @@ bool walker::next(run &out) {
         }
         const op &o = p_.ops[l.pos];
         const int64_t base = l.iteration_base();
-        if (l.pos == l.first && skip_ == 0 && (l.simple || l.flat || l.nested)) {
+        if (l.pos == l.first && skip_ == 0 && l.shape != body_shape::ops) {
             // The rest of a simple loop, a loop of copies or a loop over a
             // simple loop, in one run. A table loop's offsets count from
             // the loop's base.
             const int64_t *offsets = l.offsets ? l.offsets + l.iter : nullptr;
             const int64_t origin = offsets ? l.base : base;
-            if (l.simple) {
+            if (l.shape == body_shape::one_copy) {
                 out = {origin + o.disp, o.len, l.count - l.iter, l.stride, nullptr, 0, offsets, l.scale};
-            } else if (l.flat) {
+            } else if (l.shape == body_shape::copies) {
                 out = {origin, 0, l.count - l.iter, l.stride, &p_.ops[l.first], l.end - l.first, offsets, l.scale};
             } else {
                 const op &piece = p_.ops[l.first + 1];

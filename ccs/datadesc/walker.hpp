@@ -30,14 +30,10 @@ private:
         int64_t base;            // memory offset of iteration 0
         int64_t iter;
         uint32_t pos;         // next body op
-        bool simple;          // body is a single copy
-        bool flat;            // body is copies only
-        bool nested;          // body is one strided simple loop
+        body_shape shape;     // of the body
 
         int64_t iteration_base() const { return base + (offsets ? offsets[iter] * scale : iter * stride); }
     };
-    bool flat_body(uint32_t first, uint32_t end) const;
-    bool nested_body(uint32_t first, uint32_t end) const;
     void push(uint32_t loop_index, int64_t base, int64_t iter);
 
     level &top() { return levels_[depth_ - 1]; }
