@@ -515,7 +515,14 @@ inline int64_t copy_run(uint8_t *base, uint8_t *stream, const run r, int64_t bud
 // Moves up to `budget` bytes of the stream from `offset` on; returns bytes moved.
 template <direction D>
 int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream, int64_t budget) {
-    if (count == 1 && offset == 0 && p.element_run) return copy_run<D>(base, stream, *p.element_run, budget);
+    if (offset == 0) {  // whole elements from the first: often one run, known without a walk
+        if (count == 1 && p.element_run) return copy_run<D>(base, stream, *p.element_run, budget);
+        if (p.element_shape != body_shape::ops)
+            return copy_run<D>(base, stream,
+                               whole_iterations(p.ops.data(), static_cast<uint32_t>(p.ops.size()), p.element_shape, 0,
+                                                count, p.extent),
+                               budget);
+    }
     walker w(p, count);
     w.seek(offset);
     int64_t left = budget;

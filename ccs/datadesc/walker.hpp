@@ -12,6 +12,12 @@
 
 namespace ccs::dd {
 
+// `count` iterations of a loop whose body (`ops` ops from `body`) has a
+// shape other than body_shape::ops, as one run; iteration i at origin +
+// i * stride, or at origin + offsets[i] * scale.
+run whole_iterations(const op *body, uint32_t ops, body_shape shape, int64_t origin, int64_t count, int64_t stride,
+                     const int64_t *offsets = nullptr, int64_t scale = 1);
+
 class walker {
 public:
     walker(const program &p, int64_t count);
