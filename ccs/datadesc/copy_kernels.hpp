@@ -5,6 +5,7 @@
 // pieces use memcpy; a run whose pieces touch is one memcpy.
 #pragma once
 
+#include "small_body.hpp"
 #include "walker.hpp"
 
 #include <algorithm>
@@ -72,39 +73,6 @@ inline void copy_one(uint8_t *mem, uint8_t *stream, int64_t len) {
     else std::memcpy(to, from, static_cast<size_t>(len));
 }
 
-// A body of small copies as moves of one width W, each at a fixed memory
-// and stream offset; a copy longer than W takes ceil(len / W) moves, the
-// last overlapping the one before. One width means no branch per copy,
-// which is what lets a struct-like element run at hand-written speed.
-struct small_body {
-    static constexpr int max_moves = 8;
-    int64_t mem_off[max_moves] = {}, stream_off[max_moves] = {};
-    int moves = 0;
-    int64_t width = 0;
-    int64_t bytes = 0;  // stream bytes per iteration
-
-    // False when the body does not fit: too many moves, or a copy shorter
-    // than 4 bytes.
-    bool plan(const op *body, uint32_t ops) {
-        int64_t shortest = INT64_MAX;
-        for (uint32_t k = 0; k < ops; ++k) shortest = std::min(shortest, body[k].len);
-        width = shortest >= 16 ? 16 : shortest >= 8 ? 8 : shortest >= 4 ? 4 : 0;
-        if (width == 0) return false;
-        for (uint32_t k = 0; k < ops; ++k) {
-            const op &o = body[k];
-            for (int64_t at = 0; at < o.len; at += width) {
-                if (moves == max_moves) return false;
-                const int64_t from = std::min(at, o.len - width);
-                mem_off[moves] = o.disp + from;
-                stream_off[moves] = bytes + from;
-                ++moves;
-            }
-            bytes += o.len;
-        }
-        return true;
-    }
-};
-
 // outer_count x inner_count iterations of a planned body, iteration (o, i)
 // at mem + outer(o) + inner(i): one loop, or a loop over a loop.
 template <direction D, int64_t W, class Outer, class Inner, size_t... M>
@@ -156,9 +124,12 @@ inline uint8_t *copy_planned(uint8_t *mem, uint8_t *stream, const small_body &b,
     }
 }
 
-// `whole` iterations of body[0..ops); returns the stream position after.
+// `whole` iterations of body[0..ops), planned at commit as `planned` if
+// not null; returns the stream position after.
 template <direction D, class At>
-inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, uint32_t ops, At at, int64_t whole) {
+inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, uint32_t ops, At at, int64_t whole,
+                                const small_body *planned = nullptr) {
+    if (planned) return copy_planned<D>(mem, stream, *planned, strided{0}, 1, at, whole);
     if (whole >= 8) {  // a plan zeroes its tables: not for a few copies
         small_body b;
         if (b.plan(body, ops)) return copy_planned<D>(mem, stream, b, strided{0}, 1, at, whole);
@@ -356,7 +327,7 @@ inline int64_t copy_flat_loop(uint8_t *mem, uint8_t *stream, const run &r, At at
     int64_t per_iteration = 0;
     for (uint32_t k = 0; k < r.body_ops; ++k) per_iteration += r.body[k].len;
     const int64_t whole = std::min(r.count, per_iteration ? budget / per_iteration : r.count);
-    stream = copy_iterations<D>(mem, stream, r.body, r.body_ops, at, whole);
+    stream = copy_iterations<D>(mem, stream, r.body, r.body_ops, at, whole, r.plan);
     int64_t left = budget - whole * per_iteration;
     if (whole < r.count) {
         mem += at(whole);
@@ -519,8 +490,8 @@ int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset,
         if (count == 1 && p.element_run) return copy_run<D>(base, stream, *p.element_run, budget);
         if (p.element_shape != body_shape::ops)
             return copy_run<D>(base, stream,
-                               whole_iterations(p.ops.data(), static_cast<uint32_t>(p.ops.size()), p.element_shape, 0,
-                                                count, p.extent),
+                               whole_iterations(p.ops.data(), static_cast<uint32_t>(p.ops.size()), p.element_shape,
+                                                p.body_plan(0), 0, count, p.extent),
                                budget);
     }
     walker w(p, count);

@@ -324,9 +324,22 @@ ccs_status_t compile(const node &root, program &out) {
         }
     }
     out.blocks = blocks;
-    for (uint32_t i = 0; i < out.ops.size(); ++i)
-        if (out.ops[i].loop) out.ops[i].shape = shape_of_body(out.ops, i + 1, out.ops[i].end);
-    out.element_shape = shape_of_body(out.ops, 0, static_cast<uint32_t>(out.ops.size()));
+    // Bodies of copies are planned here once; a kernel planned them per call.
+    auto plan_of = [&out](uint32_t first, uint32_t end) {
+        small_body b;
+        if (!b.plan(out.ops.data() + first, end - first)) return -1;
+        out.plans.push_back(b);
+        return static_cast<int32_t>(out.plans.size() - 1);
+    };
+    for (uint32_t i = 0; i < out.ops.size(); ++i) {
+        op &o = out.ops[i];
+        if (!o.loop) continue;
+        o.shape = shape_of_body(out.ops, i + 1, o.end);
+        if (o.shape == body_shape::copies) o.plan = plan_of(i + 1, o.end);
+    }
+    const auto n = static_cast<uint32_t>(out.ops.size());
+    out.element_shape = shape_of_body(out.ops, 0, n);
+    if (out.element_shape == body_shape::copies && n > 0) out.element_plan = plan_of(0, n);
     if (out.size > 0) {
         walker w(out, 1);
         w.seek(0);

@@ -9,7 +9,9 @@
 #pragma once
 
 #include "node.hpp"
+#include "op.hpp"
 #include "run.hpp"
+#include "small_body.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -17,53 +19,21 @@
 
 namespace ccs::dd {
 
-// What a walk hands out for the iterations of a loop (or for the elements):
-// the rest of the loop as one run when its body is a shape the copy kernels
-// take whole, else op by op. Decided at commit, not at every visit.
-enum class body_shape : uint8_t {
-    ops,           // walked op by op
-    one_copy,      // a simple loop: pieces of one length
-    copies,        // copies only: iterations of a flat body
-    strided_loop,  // one strided simple loop: a nested run
-};
-
-struct op {
-    int64_t disp = 0;    // bytes from the enclosing base
-    int64_t count = 1;   // loop iterations (copy: 1)
-    int64_t stride = 0;  // loop: bytes between iterations
-    int64_t len = 0;     // copy: contiguous bytes
-    int64_t bytes = 0;   // data bytes of one iteration (copy: len)
-    uint32_t end = 0;    // one past this op's body (copy: its own index + 1)
-    bool loop = false;
-    // Loop: iteration i at disp + tables[table + i] * scale instead of
-    // i * stride (tables hold offsets divided by their common factor, so
-    // loops over one index list at different element sizes share one).
-    // Copy list (not a loop): `count` copies; tables[table + 2k] is copy k's
-    // displacement from disp, tables[table + 2k + 1] its length, and
-    // tables[table + 2 * count + k] its first byte in the stream (for seeks);
-    // len is the list's total.
-    int64_t table = -1;
-    int64_t scale = 1;  // table loop: multiplier of its table's entries
-    body_shape shape = body_shape::ops;  // loop: its body's
-
-    bool is_copy() const { return !loop && table < 0; }
-    bool is_list() const { return !loop && table >= 0; }
-    int64_t total() const { return loop ? count * bytes : len; }
-};
-
 struct program {
     std::vector<op> ops;
     std::vector<int64_t> tables;  // of table loops and copy lists, back to back
+    std::vector<small_body> plans;  // of loops of copies (op::plan), made once here, not per call
     int64_t size = 0;    // data bytes of one element
     int64_t extent = 0;  // element-to-element distance
     int64_t blocks = 0;  // contiguous blocks of one element after merging
     uint32_t depth = 1;  // loop levels a walk holds at once, the elements' own included
     body_shape element_shape = body_shape::ops;  // of ops as the elements' body
+    int32_t element_plan = -1;                   // of ops as the elements' body, if copies
     // The walk of one whole element when it is a single run (a copy, a
     // loop the walker hands out whole, a copy list: most layouts), so
     // packing one element from its start skips the walk, which cost
-    // about a third of a small call. It points into ops and tables:
-    // a program is moved, never copied.
+    // about a third of a small call. It points into ops, tables and
+    // plans: a program is moved, never copied.
     std::optional<run> element_run;
 
     program() = default;
@@ -71,6 +41,13 @@ struct program {
     program &operator=(const program &) = delete;
     program(program &&) = default;
     program &operator=(program &&) = default;
+
+    // The plan of the body starting at ops[first] (the elements' at 0, a
+    // loop's right after it), or null.
+    const small_body *body_plan(uint32_t first) const {
+        const int32_t i = first ? ops[first - 1].plan : element_plan;
+        return i >= 0 ? &plans[static_cast<size_t>(i)] : nullptr;
+    }
 
     // Whether `count` elements form one contiguous run (which then starts at
     // ops[0].disp, or is empty).

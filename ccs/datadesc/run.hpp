@@ -7,6 +7,7 @@
 namespace ccs::dd {
 
 struct op;
+struct small_body;
 
 // A run is either `count` pieces of `len` bytes (body == nullptr), or
 // `count` iterations of a body of copies body[0..body_ops) (a loop with
@@ -28,6 +29,8 @@ struct run {
     // Copy list: `count` copies, copy k at mem + list[2k], list[2k + 1]
     // bytes long (len and stride unused).
     const int64_t *list = nullptr;
+    // Iterations of a body: the body planned at commit, if it fits a plan.
+    const small_body *plan = nullptr;
 
     int64_t at(int64_t i) const { return offsets ? offsets[i] * scale : i * stride; }
 };

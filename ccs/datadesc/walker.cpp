@@ -4,15 +4,6 @@
 
 namespace ccs::dd {
 
-run whole_iterations(const op *body, uint32_t ops, body_shape shape, int64_t origin, int64_t count, int64_t stride,
-                     const int64_t *offsets, int64_t scale) {
-    const op &o = body[0];
-    if (shape == body_shape::one_copy) return {origin + o.disp, o.len, count, stride, nullptr, 0, offsets, scale};
-    if (shape == body_shape::copies) return {origin, 0, count, stride, body, ops, offsets, scale};
-    const op &piece = body[1];  // strided_loop
-    return {origin + o.disp + piece.disp, piece.len, count, stride, nullptr, 0, offsets, scale, o.count, o.stride};
-}
-
 walker::walker(const program &p, int64_t count) : p_(p), elements_(count), levels_(inline_levels_) {
     if (p.depth > inline_depth) {
         heap_levels_ = std::make_unique<level[]>(p.depth);
@@ -84,7 +75,8 @@ bool walker::next(run &out) {
             // The rest of the loop in one run. A table loop's offsets count
             // from the loop's base.
             const int64_t *offsets = l.offsets ? l.offsets + l.iter : nullptr;
-            out = whole_iterations(p_.ops.data() + l.first, l.end - l.first, l.shape, offsets ? l.base : base,
+            const small_body *plan = l.shape == body_shape::copies ? p_.body_plan(l.first) : nullptr;
+            out = whole_iterations(p_.ops.data() + l.first, l.end - l.first, l.shape, plan, offsets ? l.base : base,
                                    l.count - l.iter, l.stride, offsets, l.scale);
             --depth_;
             return true;

@@ -12,11 +12,21 @@
 
 namespace ccs::dd {
 
-// `count` iterations of a loop whose body (`ops` ops from `body`) has a
-// shape other than body_shape::ops, as one run; iteration i at origin +
-// i * stride, or at origin + offsets[i] * scale.
-run whole_iterations(const op *body, uint32_t ops, body_shape shape, int64_t origin, int64_t count, int64_t stride,
-                     const int64_t *offsets = nullptr, int64_t scale = 1);
+// `count` iterations of a loop whose body (`ops` ops from `body`, planned
+// as `plan` if not null) has a shape other than body_shape::ops, as one
+// run; iteration i at origin + i * stride, or at origin + offsets[i] * scale.
+inline run whole_iterations(const op *body, uint32_t ops, body_shape shape, const small_body *plan, int64_t origin, int64_t count,
+                            int64_t stride, const int64_t *offsets = nullptr, int64_t scale = 1) {
+    const op &o = body[0];
+    if (shape == body_shape::one_copy) return {origin + o.disp, o.len, count, stride, nullptr, 0, offsets, scale};
+    if (shape == body_shape::copies) {
+        run r{origin, 0, count, stride, body, ops, offsets, scale};
+        r.plan = plan;
+        return r;
+    }
+    const op &piece = body[1];  // strided_loop
+    return {origin + o.disp + piece.disp, piece.len, count, stride, nullptr, 0, offsets, scale, o.count, o.stride};
+}
 
 class walker {
 public:
