@@ -131,6 +131,22 @@ shape indexed_random(int64_t min_len, int64_t max_len, const char *name) {
     return s;
 }
 
+// The hand loop over n C structs {double; int; char[3]; double[2]} (40
+// bytes each, 31 of them data): struct_mixed and small_call_struct_8.
+template <bool Pack>
+inline void copy_mixed_structs(uint8_t *m, uint8_t *p, int64_t n) {
+    auto move = [](uint8_t *mem, uint8_t *stream, size_t len) {
+        if constexpr (Pack) std::memcpy(stream, mem, len);
+        else std::memcpy(mem, stream, len);
+    };
+    for (int64_t i = 0; i < n; ++i, m += 40, p += 31) {
+        move(m, p, 8);
+        move(m + 8, p + 8, 4);
+        move(m + 12, p + 12, 3);
+        move(m + 24, p + 15, 16);
+    }
+}
+
 // An array of C structs {double; int; char[3]; double[2]} (packed without
 // padding in the stream), 1M elements of 40 bytes.
 shape struct_mixed() {
@@ -153,22 +169,8 @@ shape struct_mixed() {
     MPI_Type_contiguous(static_cast<int>(n), msized, &s.mpi);
     MPI_Type_free(&mone);
     MPI_Type_free(&msized);
-    s.hand_pack = [n](const uint8_t *m, uint8_t *p) {
-        for (int64_t i = 0; i < n; ++i, m += 40, p += 31) {
-            std::memcpy(p, m, 8);
-            std::memcpy(p + 8, m + 8, 4);
-            std::memcpy(p + 12, m + 12, 3);
-            std::memcpy(p + 15, m + 24, 16);
-        }
-    };
-    s.hand_unpack = [n](const uint8_t *p, uint8_t *m) {
-        for (int64_t i = 0; i < n; ++i, m += 40, p += 31) {
-            std::memcpy(m, p, 8);
-            std::memcpy(m + 8, p + 8, 4);
-            std::memcpy(m + 12, p + 12, 3);
-            std::memcpy(m + 24, p + 15, 16);
-        }
-    };
+    s.hand_pack = [n](const uint8_t *m, uint8_t *p) { copy_mixed_structs<true>(const_cast<uint8_t *>(m), p, n); };
+    s.hand_unpack = [n](const uint8_t *p, uint8_t *m) { copy_mixed_structs<false>(m, const_cast<uint8_t *>(p), n); };
     finish(s);
     return s;
 }
@@ -247,52 +249,94 @@ void memcpy_reference(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
 }
 
-// Two 40-byte pieces 4080 B apart: the small call of cold_call and
-// small_call, as a datadesc and as an MPI datatype.
-constexpr int64_t small_piece = 40, small_stride = 4080;
+// The layouts of the small calls, each as a datadesc, an MPI datatype and
+// the hand loop for `Count` elements from stream byte `Offset` on.
 struct small_types {
     ccs_datadesc_t ccs = nullptr;
     MPI_Datatype mpi = MPI_DATATYPE_NULL;
 };
-const small_types &two_pieces() {
-    static const small_types t = [] {
-        small_types made;
-        ccs_datadesc_vector(2, small_piece, small_stride, CCS_BYTE, &made.ccs);
-        ccs_datadesc_commit(made.ccs);
-        MPI_Type_vector(2, small_piece, small_stride, MPI_BYTE, &made.mpi);
-        MPI_Type_commit(&made.mpi);
-        return made;
-    }();
-    return t;
-}
 
-// One pack or unpack by one implementation of `Count` elements of the two
-// pieces, from stream byte `Offset` on (a multiple of a piece: resuming at
-// a later piece, as a runtime sending fragments does). Constants, so the
-// hand loop is what one would write for that call.
-template <int64_t Count, int64_t Offset>
-inline void small_pass(const small_types &two, bool pack, impl which, uint8_t *mem, uint8_t *packed) {
-    static_assert(Offset % small_piece == 0);
-    constexpr int64_t extent = small_stride + small_piece, bytes = 2 * small_piece * Count - Offset;
+// Two 40-byte pieces 4080 B apart (cold_call, small_call*).
+struct two_pieces {
+    static constexpr int64_t piece = 40, stride = 4080, size = 2 * piece, extent = stride + piece;
+    static const small_types &types() {
+        static const small_types t = [] {
+            small_types made;
+            ccs_datadesc_vector(2, piece, stride, CCS_BYTE, &made.ccs);
+            ccs_datadesc_commit(made.ccs);
+            MPI_Type_vector(2, piece, stride, MPI_BYTE, &made.mpi);
+            MPI_Type_commit(&made.mpi);
+            return made;
+        }();
+        return t;
+    }
+    template <int64_t Count, int64_t Offset>
+    static void hand(bool pack, uint8_t *mem, uint8_t *packed) {
+        static_assert(Offset % piece == 0);  // resuming at a later piece
+        for (int64_t k = Offset / piece; k < 2 * Count; ++k) {
+            uint8_t *m = mem + k / 2 * extent + k % 2 * stride, *p = packed + k * piece - Offset;
+            if (pack) std::memcpy(p, m, piece);
+            else std::memcpy(m, p, piece);
+        }
+    }
+};
+
+// The C struct of struct_mixed, {double; int; char[3]; double[2]}
+// (small_call_struct_8).
+struct mixed_struct {
+    static constexpr int64_t size = 31, extent = 40;
+    static const small_types &types() {
+        static const small_types t = [] {
+            small_types made;
+            const int64_t bl[] = {8, 4, 3, 16}, disp[] = {0, 8, 12, 24};
+            const ccs_datadesc_t bytes[] = {CCS_BYTE, CCS_BYTE, CCS_BYTE, CCS_BYTE};
+            ccs_datadesc_t one = nullptr;
+            ccs_datadesc_struct(4, bl, disp, bytes, &one);
+            ccs_datadesc_resized(one, 0, extent, &made.ccs);
+            ccs_datadesc_free(&one);
+            ccs_datadesc_commit(made.ccs);
+            int ibl[] = {8, 4, 3, 16};
+            MPI_Aint adisp[] = {0, 8, 12, 24};
+            MPI_Datatype mbytes[] = {MPI_BYTE, MPI_BYTE, MPI_BYTE, MPI_BYTE}, mone;
+            MPI_Type_create_struct(4, ibl, adisp, mbytes, &mone);
+            MPI_Type_create_resized(mone, 0, extent, &made.mpi);
+            MPI_Type_free(&mone);
+            MPI_Type_commit(&made.mpi);
+            return made;
+        }();
+        return t;
+    }
+    template <int64_t Count, int64_t Offset>
+    static void hand(bool pack, uint8_t *mem, uint8_t *packed) {
+        static_assert(Offset == 0);
+        if (pack) copy_mixed_structs<true>(mem, packed, Count);
+        else copy_mixed_structs<false>(mem, packed, Count);
+    }
+};
+
+// One pack or unpack by one implementation of `Count` elements of a
+// layout from stream byte `Offset` on (resuming inside the data, as a
+// runtime sending fragments does). Constants, so the hand loop is what one
+// would write for that call.
+template <class Layout, int64_t Count, int64_t Offset>
+inline void small_pass(bool pack, impl which, uint8_t *mem, uint8_t *packed) {
+    const small_types &types = Layout::types();
+    constexpr int64_t bytes = Layout::size * Count - Offset;
     switch (which) {
     case impl::ccs: {
         int64_t done = 0;
-        if (pack) ccs_datadesc_pack(mem, Count, two.ccs, Offset, packed, bytes, &done);
-        else ccs_datadesc_unpack(packed, bytes, mem, Count, two.ccs, Offset, &done);
+        if (pack) ccs_datadesc_pack(mem, Count, types.ccs, Offset, packed, bytes, &done);
+        else ccs_datadesc_unpack(packed, bytes, mem, Count, types.ccs, Offset, &done);
         break;
     }
     case impl::hand:
-        for (int64_t k = Offset / small_piece; k < 2 * Count; ++k) {
-            uint8_t *m = mem + k / 2 * extent + k % 2 * small_stride, *p = packed + k * small_piece - Offset;
-            if (pack) std::memcpy(p, m, small_piece);
-            else std::memcpy(m, p, small_piece);
-        }
+        Layout::template hand<Count, Offset>(pack, mem, packed);
         break;
     case impl::mpich:
         if constexpr (Offset == 0) {  // MPI_Pack cannot start inside the data (not registered so)
             int position = 0;
-            if (pack) MPI_Pack(mem, Count, two.mpi, packed, bytes, &position, MPI_COMM_SELF);
-            else MPI_Unpack(packed, bytes, &position, mem, Count, two.mpi, MPI_COMM_SELF);
+            if (pack) MPI_Pack(mem, Count, types.mpi, packed, bytes, &position, MPI_COMM_SELF);
+            else MPI_Unpack(packed, bytes, &position, mem, Count, types.mpi, MPI_COMM_SELF);
         }
         break;
     }
@@ -304,7 +348,6 @@ inline void small_pass(const small_types &two, bool pack, impl which, uint8_t *m
 // Counter median_ns: the median call; the reported time is the mean.
 void cold_call(benchmark::State &state, bool pack, impl which) {
     using clock = std::chrono::steady_clock;
-    const small_types &two = two_pieces();
     uint8_t *mem = memory().data();
     uint8_t *packed = packed_buffer().data();
     uint8_t *elsewhere = packed + (64 << 20);  // the upper half of the packed buffer
@@ -313,7 +356,7 @@ void cold_call(benchmark::State &state, bool pack, impl which) {
         std::memset(elsewhere, static_cast<int>(took.size()), 64 << 20);
         benchmark::ClobberMemory();
         const auto start = clock::now();
-        small_pass<1, 0>(two, pack, which, mem, packed);
+        small_pass<two_pieces, 1, 0>(pack, which, mem, packed);
         benchmark::ClobberMemory();
         took.push_back(std::chrono::duration<double>(clock::now() - start).count());
         state.SetIterationTime(took.back());
@@ -324,15 +367,16 @@ void cold_call(benchmark::State &state, bool pack, impl which) {
 
 // The same call again and again, everything cached: what a call costs
 // beyond its copies (argument checks, dispatch), the price of every small
-// pack a runtime makes. small_call: one element; small_call_8: eight;
-// small_call_from_40: one element from its second piece on.
-template <int64_t Count, int64_t Offset>
+// pack a runtime makes. small_call: one element of two_pieces;
+// small_call_8: eight; small_call_from_40: one from its second piece on;
+// small_call_struct_8: eight mixed_structs.
+template <class Layout, int64_t Count, int64_t Offset>
 void small_call(benchmark::State &state, bool pack, impl which) {
-    const small_types &two = two_pieces();
+    Layout::types();  // made before the timing
     uint8_t *mem = memory().data();
     uint8_t *packed = packed_buffer().data();
     for (auto _ : state) {
-        small_pass<Count, Offset>(two, pack, which, mem, packed);
+        small_pass<Layout, Count, Offset>(pack, which, mem, packed);
         benchmark::ClobberMemory();
     }
 }
@@ -359,14 +403,14 @@ int main(int argc, char **argv) {
                                          [pack, which = which](benchmark::State &st) { cold_call(st, pack, which); })
                 ->UseManualTime()
                 ->Iterations(400);
-            benchmark::RegisterBenchmark(("small_call/" + name).c_str(),
-                                         [pack, which = which](benchmark::State &st) { small_call<1, 0>(st, pack, which); });
-            benchmark::RegisterBenchmark(("small_call_8/" + name).c_str(),
-                                         [pack, which = which](benchmark::State &st) { small_call<8, 0>(st, pack, which); });
-            if (which != impl::mpich)
-                benchmark::RegisterBenchmark(("small_call_from_40/" + name).c_str(), [pack, which = which](benchmark::State &st) {
-                    small_call<1, small_piece>(st, pack, which);
-                });
+            auto add_small = [&](const char *call, auto run_call) {
+                benchmark::RegisterBenchmark((std::string(call) + "/" + name).c_str(),
+                                             [pack, which = which, run_call](benchmark::State &st) { run_call(st, pack, which); });
+            };
+            add_small("small_call", small_call<two_pieces, 1, 0>);
+            add_small("small_call_8", small_call<two_pieces, 8, 0>);
+            if (which != impl::mpich) add_small("small_call_from_40", small_call<two_pieces, 1, two_pieces::piece>);
+            add_small("small_call_struct_8", small_call<mixed_struct, 8, 0>);
         }
     for (const auto &s : shapes)
         for (bool pack : {true, false}) {
