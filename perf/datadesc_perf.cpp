@@ -5,7 +5,7 @@
 // <shape>/<pack|unpack>/ccs_vs_<hand|mpich> whose `ratio` counter is CCS's
 // throughput over the other's (see run_paired); bytes_per_second counts
 // packed bytes. DDTBench-like shapes are prefixed ddt_. cold_call/ and
-// small_call/ time one small call (two 40-byte pieces) cold and hot.
+// small_call*/ time one small call cold and hot (see small_call).
 #include "datadesc_shapes.hpp"
 
 #include <benchmark/benchmark.h>
