@@ -483,17 +483,10 @@ inline int64_t copy_run(uint8_t *base, uint8_t *stream, const run r, int64_t bud
     return with_placement(r, [&](auto at) { return copy_run_pieces<D>(mem, stream, r, at, budget); });
 }
 
-// Moves up to `budget` bytes of the stream from `offset` on; returns bytes moved.
+// transfer's walk: from any offset, run by run.
 template <direction D>
-int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream, int64_t budget) {
-    if (offset == 0) {  // whole elements from the first: often one run, known without a walk
-        if (count == 1 && p.element_run) return copy_run<D>(base, stream, *p.element_run, budget);
-        if (p.element_shape != body_shape::ops)
-            return copy_run<D>(base, stream,
-                               whole_iterations(p.ops.data(), static_cast<uint32_t>(p.ops.size()), p.element_shape,
-                                                p.body_plan(0), 0, count, p.extent),
-                               budget);
-    }
+[[gnu::noinline]] int64_t walk_and_copy(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream,
+                                        int64_t budget) {
     walker w(p, count);
     w.seek(offset);
     int64_t left = budget;
@@ -504,6 +497,29 @@ int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset,
         left -= n;
     }
     return budget - left;
+}
+
+// Moves up to `budget` bytes of the stream from `offset` on; returns bytes
+// moved. element_run is p.element_run, or a copy of it the caller holds
+// nearer (the handle's). Inline, the walk out of line: a call taking the
+// shortcut makes no call but copy_run's.
+template <direction D>
+inline int64_t transfer(const program &p, const std::optional<run> &element_run, int64_t count, uint8_t *base,
+                        int64_t offset, uint8_t *stream, int64_t budget) {
+    if (offset == 0) {  // whole elements from the first: often one run, known without a walk
+        if (count == 1 && element_run) return copy_run<D>(base, stream, *element_run, budget);
+        if (p.element_shape != body_shape::ops)
+            return copy_run<D>(base, stream,
+                               whole_iterations(p.ops.data(), static_cast<uint32_t>(p.ops.size()), p.element_shape,
+                                                p.body_plan(0), 0, count, p.extent),
+                               budget);
+    }
+    return walk_and_copy<D>(p, count, base, offset, stream, budget);
+}
+
+template <direction D>
+inline int64_t transfer(const program &p, int64_t count, uint8_t *base, int64_t offset, uint8_t *stream, int64_t budget) {
+    return transfer<D>(p, p.element_run, count, base, offset, stream, budget);
 }
 
 }  // namespace ccs::dd
