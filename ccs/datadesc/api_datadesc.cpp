@@ -43,7 +43,11 @@ std::shared_ptr<const program> compile_or_null(const node_ptr &n) {
 }  // namespace
 
 // The predefined byte, committed from the start.
-ccs_datadesc_s ccs_datadesc_byte_{live_magic, byte_node(), compile_or_null(byte_node())};
+ccs_datadesc_s ccs_datadesc_byte_ = [] {
+    ccs_datadesc_s byte{live_magic, byte_node()};
+    byte.set_compiled(compile_or_null(byte_node()));
+    return byte;
+}();
 
 namespace {
 
@@ -242,7 +246,8 @@ ccs_status_t ccs_datadesc_dup(ccs_datadesc_t old, ccs_datadesc_t *out) {
         ccs_status_t st = check(old, "ccs_datadesc_dup");
         if (st != CCS_OK) return st;
         if (!out) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_dup: out is NULL");
-        *out = new ccs_datadesc_s{live_magic, old->root, old->compiled};  // committed if old was
+        *out = new ccs_datadesc_s{live_magic, old->root};
+        (*out)->set_compiled(old->compiled);  // committed if old was
         return CCS_OK;
     });
 }
@@ -279,7 +284,7 @@ ccs_status_t ccs_datadesc_commit(ccs_datadesc_t dd) {
         if (st != CCS_OK || dd->compiled) return st;
         auto p = std::make_shared<program>();
         if ((st = compile(*dd->root, *p)) != CCS_OK) return st;
-        dd->compiled = std::move(p);
+        dd->set_compiled(std::move(p));
         return CCS_OK;
     });
 }
@@ -366,7 +371,7 @@ namespace {
 inline ccs_status_t check_stream(const char *call, const void *buffer, int64_t count, ccs_datadesc_t dd, int64_t offset,
                                  int64_t max_bytes, const int64_t *done, int64_t &stream_bytes) {
     if (usable_handle(dd, true) && count >= 0 && offset >= 0 && max_bytes >= 0 && done &&
-        mul(count, dd->compiled->size, stream_bytes) && offset <= stream_bytes &&
+        mul(count, dd->size, stream_bytes) && offset <= stream_bytes &&
         (buffer || stream_bytes == offset || max_bytes == 0))
         return CCS_OK;
     return bad_stream(call, buffer, count, dd, offset, max_bytes, done);
@@ -383,7 +388,8 @@ ccs_status_t ccs_datadesc_pack(const void *src, int64_t count, ccs_datadesc_t dd
     if (st != CCS_OK) return st;
     const int64_t want = std::min(max_bytes, total - offset);
     if (want > 0 && !dst) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_pack: dst is NULL");
-    *done = want > 0 ? transfer<direction::pack>(*dd->compiled, count, const_cast<uint8_t *>(static_cast<const uint8_t *>(src)),
+    *done = want > 0 ? transfer<direction::pack>(*dd->compiled, dd->element_run, count,
+                                                  const_cast<uint8_t *>(static_cast<const uint8_t *>(src)),
                                                   offset, static_cast<uint8_t *>(dst), want)
                      : 0;
     return CCS_OK;
@@ -396,7 +402,7 @@ ccs_status_t ccs_datadesc_unpack(const void *src, int64_t max_bytes, void *dst, 
     if (st != CCS_OK) return st;
     const int64_t want = std::min(max_bytes, total - offset);
     if (want > 0 && !src) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_unpack: src is NULL");
-    *done = want > 0 ? transfer<direction::unpack>(*dd->compiled, count, static_cast<uint8_t *>(dst), offset,
+    *done = want > 0 ? transfer<direction::unpack>(*dd->compiled, dd->element_run, count, static_cast<uint8_t *>(dst), offset,
                                                     const_cast<uint8_t *>(static_cast<const uint8_t *>(src)), want)
                      : 0;
     return CCS_OK;

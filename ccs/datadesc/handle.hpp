@@ -7,12 +7,27 @@
 #include "program.hpp"
 
 #include <memory>
+#include <optional>
 
 struct ccs_datadesc_s {
     static constexpr uint64_t live_magic = 0x4343534444455343ull;  // "CCSDDESC"
     uint64_t magic = live_magic;
     ccs::dd::node_ptr root;
-    std::shared_ptr<const ccs::dd::program> compiled;  // set by commit
+    std::shared_ptr<const ccs::dd::program> compiled;  // set by commit, through set_compiled
+    // Copies of the program's size and element_run, so that pack and unpack
+    // read them from the handle they have just checked, not through
+    // `compiled`: one dependent load less (a small pack 10.0-10.8 -> 9.8-10.0
+    // ns). The program never changes after commit, so they stay true.
+    int64_t size = 0;
+    std::optional<ccs::dd::run> element_run;
+
+    void set_compiled(std::shared_ptr<const ccs::dd::program> p) {
+        if (p) {
+            size = p->size;
+            element_run = p->element_run;
+        }
+        compiled = std::move(p);
+    }
 };
 
 namespace ccs::dd {

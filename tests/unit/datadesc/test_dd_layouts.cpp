@@ -277,6 +277,21 @@ TEST(DatadescLayout, FreeingABaseStillUsedIsSafe) {
     EXPECT_EQ(pack_all(outer, buf.origin(), 1), at({0, 3, 4, 7}));
 }
 
+// A dup of a committed datadesc is committed, and packs as the original
+// did after the original is freed (the handle keeps copies of the
+// program's size and element run; they must follow it into the dup).
+TEST(DatadescLayout, DupOfACommittedDatadescPacksAlone) {
+    numbered buf;
+    ccs_datadesc_t original = nullptr;
+    ASSERT_EQ(ccs_datadesc_vector(2, 1, 3, CCS_BYTE, &original), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_commit(original), CCS_OK);
+    dd_handle copy;
+    ASSERT_EQ(ccs_datadesc_dup(original, copy.out()), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_free(&original), CCS_OK);
+    EXPECT_EQ(pack_all(copy, buf.origin(), 1), at({0, 3}));
+    EXPECT_EQ(pack_all(copy, buf.origin(), 2), at({0, 3, 4, 7}));
+}
+
 // Runs of vectors placed by a table, with piece lengths the kernels treat
 // specially (24, 40, 48 bytes: constant-length nested copies) and others,
 // packed, unpacked and cut at odd budgets, against a plain loop.
