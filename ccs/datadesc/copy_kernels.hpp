@@ -124,16 +124,13 @@ inline uint8_t *copy_planned(uint8_t *mem, uint8_t *stream, const small_body &b,
     }
 }
 
-// `whole` iterations of body[0..ops), planned at commit as `planned` if
-// not null; returns the stream position after.
+// `whole` iterations of body[0..ops), as `planned` if not null (a loop's
+// body is planned at commit; a plan that did not fit then never will), else
+// copy by copy; returns the stream position after.
 template <direction D, class At>
 inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, uint32_t ops, At at, int64_t whole,
-                                const small_body *planned = nullptr) {
+                                const small_body *planned) {
     if (planned) return copy_planned<D>(mem, stream, *planned, strided{0}, 1, at, whole);
-    if (whole >= 8) {  // a plan zeroes its tables: not for a few copies
-        small_body b;
-        if (b.plan(body, ops)) return copy_planned<D>(mem, stream, b, strided{0}, 1, at, whole);
-    }
     for (int64_t i = 0; i < whole; ++i)
         for (uint32_t k = 0; k < ops; ++k) {
             copy_one<D>(mem + at(i) + body[k].disp, stream, body[k].len);
@@ -313,7 +310,14 @@ inline void copy_pieces(uint8_t *mem, uint8_t *stream, int64_t len, int64_t coun
     if (len <= small_body::max_moves * 16) {
         op piece;
         piece.len = len;
-        copy_iterations<D>(mem, stream, &piece, 1, at, count);
+        if (count >= 8) {  // planned per call: a plan zeroes its tables, not for a few copies
+            small_body b;
+            if (b.plan(&piece, 1)) {
+                copy_iterations<D>(mem, stream, &piece, 1, at, count, &b);
+                return;
+            }
+        }
+        copy_iterations<D>(mem, stream, &piece, 1, at, count, nullptr);
         return;
     }
     for (int64_t i = 0; i < count; ++i, stream += len) move<D>(mem + at(i), stream, static_cast<size_t>(len));
