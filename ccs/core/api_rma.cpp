@@ -62,14 +62,12 @@ void add_pieces(rma_engine::segment_list &out, uint64_t base, int64_t count, ccs
     });
 }
 
-// Checks and builds a datadesc operation: both sides committed, counts
-// not negative, the same number of bytes.
-ccs_status_t layout_op(const char *call, bool put, int target, const void *local, int64_t local_count,
-                       ccs_datadesc_t local_dd, uint64_t remote, int64_t remote_count, ccs_datadesc_t remote_dd,
-                       rma_engine::operation &op) {
-    ccs_status_t st = dd::check_handle(local_dd, call, true);
-    if (st != CCS_OK || (st = dd::check_handle(remote_dd, call, true)) != CCS_OK) return st;
-    const std::string name = call;
+// Checks a datadesc operation: both sides committed, counts not negative,
+// the same number of bytes.
+ccs_status_t check_layouts(const std::string &name, const void *local, int64_t local_count, ccs_datadesc_t local_dd,
+                           int64_t remote_count, ccs_datadesc_t remote_dd) {
+    ccs_status_t st = dd::check_handle(local_dd, name.c_str(), true);
+    if (st != CCS_OK || (st = dd::check_handle(remote_dd, name.c_str(), true)) != CCS_OK) return st;
     if (local_count < 0 || remote_count < 0) return fail(CCS_ERR_INVALID_ARG, name + ": a count is negative");
     int64_t local_bytes = 0, remote_bytes = 0;
     if (__builtin_mul_overflow(local_count, local_dd->compiled->size, &local_bytes) ||
@@ -79,11 +77,41 @@ ccs_status_t layout_op(const char *call, bool put, int target, const void *local
         return fail(CCS_ERR_INVALID_ARG, name + ": the local side holds " + std::to_string(local_bytes) +
                                              " bytes, the remote side " + std::to_string(remote_bytes));
     if (local_bytes > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name + ": local buffer is NULL");
+    return CCS_OK;
+}
+
+// A checked datadesc operation as lists of pieces, for the general path.
+rma_engine::operation layout_op(bool put, int target, const void *local, int64_t local_count, ccs_datadesc_t local_dd,
+                                uint64_t remote, int64_t remote_count, ccs_datadesc_t remote_dd) {
+    rma_engine::operation op;
     op.is_put = put;
     op.target = target;
-    add_pieces(op.local, reinterpret_cast<uintptr_t>(local), local_count, local_dd, local_bytes);
-    add_pieces(op.remote, remote, remote_count, remote_dd, remote_bytes);
-    return CCS_OK;
+    const int64_t bytes = local_count * local_dd->compiled->size;
+    add_pieces(op.local, reinterpret_cast<uintptr_t>(local), local_count, local_dd, bytes);
+    add_pieces(op.remote, remote, remote_count, remote_dd, bytes);
+    return op;
+}
+
+// ccs_put_datadesc and ccs_get_datadesc: straight from layout to layout
+// where the target's memory is mapped here, else as lists of pieces.
+ccs_status_t put_or_get_layouts(const char *call, bool put, ccs_context_t handle, int target, void *local,
+                                int64_t local_count, ccs_datadesc_t local_dd, uint64_t remote, int64_t remote_count,
+                                ccs_datadesc_t remote_dd, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        if (st != CCS_OK || (st = check_layouts(call, local, local_count, local_dd, remote_count, remote_dd)) != CCS_OK)
+            return st;
+        if (rt->rma().try_mapped_layouts(put, target, static_cast<uint8_t *>(local), local_count, *local_dd, remote,
+                                         remote_count, *remote_dd, rkey, completion)) {
+            rt->note_activity();
+            return CCS_OK;
+        }
+        return rt->rma().submit(
+            *ctx, layout_op(put, target, local, local_count, local_dd, remote, remote_count, remote_dd), rkey,
+            completion);
+    });
 }
 
 ccs_status_t with_notify(const char *call, rma_engine::operation &op, uint16_t handler_id, const uint64_t *args,
@@ -300,33 +328,16 @@ ccs_status_t ccs_get_sync(ccs_context_t handle, int target, void *dst, size_t le
 ccs_status_t ccs_put_datadesc(ccs_context_t handle, int target, const void *src, int64_t src_count,
                               ccs_datadesc_t src_dd, uint64_t remote_addr, int64_t dst_count, ccs_datadesc_t dst_dd,
                               ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        const char *call = "ccs_put_datadesc";
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        rma_engine::operation op;
-        if (st != CCS_OK ||
-            (st = layout_op(call, true, target, src, src_count, src_dd, remote_addr, dst_count, dst_dd, op)) != CCS_OK)
-            return st;
-        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
-    });
+    // The source is only read (the engine's pack side).
+    return put_or_get_layouts("ccs_put_datadesc", true, handle, target, const_cast<void *>(src), src_count, src_dd,
+                              remote_addr, dst_count, dst_dd, rkey, completion);
 }
 
 ccs_status_t ccs_get_datadesc(ccs_context_t handle, int target, void *dst, int64_t dst_count, ccs_datadesc_t dst_dd,
                               uint64_t remote_addr, int64_t src_count, ccs_datadesc_t src_dd, ccs_rkey_t rkey,
                               const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        const char *call = "ccs_get_datadesc";
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        rma_engine::operation op;
-        if (st != CCS_OK ||
-            (st = layout_op(call, false, target, dst, dst_count, dst_dd, remote_addr, src_count, src_dd, op)) != CCS_OK)
-            return st;
-        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
-    });
+    return put_or_get_layouts("ccs_get_datadesc", false, handle, target, dst, dst_count, dst_dd, remote_addr,
+                              src_count, src_dd, rkey, completion);
 }
 
 ccs_status_t ccs_put_notify(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,

@@ -5,6 +5,7 @@
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -566,6 +567,137 @@ TEST_P(RmaMemory, LargeStridedLayoutsBothWays) {
         ASSERT_EQ(std::memcmp(back.data() + i + 32, "\0\0\0\0\0\0\0\0", 8), 0) << i;
     ccs_datadesc_free(&narrow);
     ccs_datadesc_free(&wide);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+namespace {
+
+// `count` elements of `dd` at `mem` packed.
+std::vector<uint8_t> packed(const uint8_t *mem, int64_t count, ccs_datadesc_t dd) {
+    int64_t size = 0, done = 0;
+    EXPECT_EQ(ccs_datadesc_size(dd, &size), CCS_OK);
+    std::vector<uint8_t> out(static_cast<size_t>(size * count));
+    EXPECT_EQ(ccs_datadesc_pack(mem, count, dd, 0, out.data(), size * count, &done), CCS_OK);
+    return out;
+}
+
+// `stream` unpacked into `count` elements of `dd` at `origin` of a
+// buffer of `bytes` bytes holding `fill`.
+std::vector<uint8_t> unpacked(const std::vector<uint8_t> &stream, int64_t count, ccs_datadesc_t dd, size_t origin,
+                              size_t bytes, uint8_t fill) {
+    std::vector<uint8_t> out(bytes, fill);
+    int64_t done = 0;
+    EXPECT_EQ(ccs_datadesc_unpack(stream.data(), static_cast<int64_t>(stream.size()), out.data() + origin, count, dd,
+                                  0, &done),
+              CCS_OK);
+    return out;
+}
+
+}  // namespace
+
+// Where the target's memory is mapped here the data goes from one layout
+// straight into the other: contiguous on either side, both strided in a
+// few bytes or in many chunks, a layout reaching below its address, a
+// callback; elsewhere the same calls go piece by piece. The gaps stay as
+// they were, and a layout reaching past the key's region is refused
+// before anything moves.
+TEST_P(RmaMemory, DatadescPutAndGetEveryKindOfLayoutPair) {
+    scoped_context ctx("rma-datadesc-pairs");
+    window w(GetParam());
+    struct pair_case {
+        const char *name;
+        ccs_datadesc_t here, there;
+        int64_t here_count, there_count;
+    };
+    auto vector = [](int64_t count, int64_t block, int64_t stride) {
+        ccs_datadesc_t dd = nullptr;
+        EXPECT_EQ(ccs_datadesc_hvector(count, block, stride, CCS_BYTE, &dd), CCS_OK);
+        EXPECT_EQ(ccs_datadesc_commit(dd), CCS_OK);
+        return dd;
+    };
+    auto backward_elements = [] {  // 8 bytes each, 16 bytes before the one before
+        ccs_datadesc_t eight = nullptr, dd = nullptr;
+        EXPECT_EQ(ccs_datadesc_contiguous(8, CCS_BYTE, &eight), CCS_OK);
+        EXPECT_EQ(ccs_datadesc_resized(eight, 0, -16, &dd), CCS_OK);
+        EXPECT_EQ(ccs_datadesc_commit(dd), CCS_OK);
+        ccs_datadesc_free(&eight);
+        return dd;
+    };
+    const size_t origin = 4096;  // of the remote layouts in the slot: room below for a backward one
+    std::vector<pair_case> cases = {
+        {"contiguous here, strided there", CCS_BYTE, vector(700, 3, 7), 2100, 1},
+        {"strided here, contiguous there", vector(700, 3, 7), CCS_BYTE, 1, 2100},
+        {"a few bytes strided on both sides", vector(100, 3, 5), vector(75, 4, 9), 1, 1},
+        {"many chunks strided on both sides", vector(30000, 3, 5), vector(22500, 4, 6), 1, 1},
+        {"backwards there", vector(128, 4, 6), vector(64, 8, -24), 1, 1},
+        {"elements backwards there", vector(128, 4, 6), backward_elements(), 1, 64},
+    };
+    const size_t span = 256 << 10;  // of every layout above, from its origin
+    for (const pair_case &c : cases) {
+        SCOPED_TRACE(c.name);
+        std::vector<uint8_t> source(span);
+        fill_pattern(source, static_cast<uint64_t>(rank()), 17);
+        const std::vector<uint8_t> stream = packed(source.data(), c.here_count, c.here);
+        std::memset(w.local_slot(left()), 0, span);
+        CCS_EXPECT_OK(ccs_barrier());
+        int callbacks = 0;
+        const ccs_completion_t with_callback{[](ccs_status_t st, void *arg) { *static_cast<int *>(arg) += st == CCS_OK; },
+                                             &callbacks, nullptr};
+        CCS_EXPECT_OK(ccs_put_datadesc(ctx, right(), source.data(), c.here_count, c.here,
+                                       w.slot(right(), rank()) + origin, c.there_count, c.there, w.key(right()),
+                                       &with_callback));
+        EXPECT_TRUE(progress_until([&] { return callbacks == 1; }));
+        CCS_EXPECT_OK(ccs_barrier());
+        // Here: the left neighbour's stream in the remote layout, zeros around it.
+        std::vector<uint8_t> theirs(span);
+        fill_pattern(theirs, static_cast<uint64_t>(left()), 17);
+        const auto want = unpacked(packed(theirs.data(), c.here_count, c.here), c.there_count, c.there, origin, span, 0);
+        EXPECT_EQ(std::memcmp(w.local_slot(left()), want.data(), span), 0);
+        // Back into this side's layout, over bytes that must stay 0xA5 between its pieces.
+        std::vector<uint8_t> back(span, 0xA5);
+        ccs_counter_t done;
+        CCS_ASSERT_OK(ccs_counter_init(&done));
+        const ccs_completion_t counted{nullptr, nullptr, &done};
+        CCS_EXPECT_OK(ccs_get_datadesc(ctx, right(), back.data(), c.here_count, c.here,
+                                       w.slot(right(), rank()) + origin, c.there_count, c.there, w.key(right()),
+                                       &counted));
+        CCS_EXPECT_OK(ccs_counter_wait(&done, 1));
+        EXPECT_EQ(done.errors, 0u);
+        EXPECT_EQ(back, unpacked(stream, c.here_count, c.here, 0, span, 0xA5));
+        CCS_EXPECT_OK(ccs_barrier());
+    }
+    // Layouts reaching outside the key's region: below its start (the
+    // backward layouts 8 bytes into the window) and past its end.
+    for (size_t from = 0; from < static_cast<size_t>(size()); ++from)
+        std::memset(w.local_slot(static_cast<int>(from)), 0x5A, slot_bytes);
+    CCS_EXPECT_OK(ccs_barrier());
+    std::vector<uint8_t> source(span, 1), back(span, 2);
+    const uint64_t window_start = w.slot(right(), 0), window_end = w.slot(right(), size());
+    for (size_t i = cases.size() - 2; i < cases.size(); ++i) {
+        const pair_case &backwards = cases[i];
+        SCOPED_TRACE(backwards.name);
+        EXPECT_EQ(ccs_put_datadesc(ctx, right(), source.data(), backwards.here_count, backwards.here, window_start + 8,
+                                   backwards.there_count, backwards.there, w.key(right()), nullptr),
+                  CCS_ERR_OUT_OF_RANGE);
+        EXPECT_EQ(ccs_get_datadesc(ctx, right(), back.data(), backwards.here_count, backwards.here, window_start + 8,
+                                   backwards.there_count, backwards.there, w.key(right()), nullptr),
+                  CCS_ERR_OUT_OF_RANGE);
+    }
+    const pair_case &strided = cases[0];
+    EXPECT_EQ(ccs_put_datadesc(ctx, right(), source.data(), strided.here_count, strided.here, window_end - 4096,
+                               strided.there_count, strided.there, w.key(right()), nullptr),
+              CCS_ERR_OUT_OF_RANGE);
+    CCS_EXPECT_OK(ccs_fence_global(ctx));
+    CCS_EXPECT_OK(ccs_barrier());
+    EXPECT_TRUE(std::all_of(back.begin(), back.end(), [](uint8_t b) { return b == 2; }));
+    for (size_t from = 0; from < static_cast<size_t>(size()); ++from) {
+        const uint8_t *slot = w.local_slot(static_cast<int>(from));
+        EXPECT_TRUE(std::all_of(slot, slot + slot_bytes, [](uint8_t b) { return b == 0x5A; })) << "slot " << from;
+    }
+    for (pair_case &c : cases) {
+        if (c.here != CCS_BYTE) ccs_datadesc_free(&c.here);
+        if (c.there != CCS_BYTE) ccs_datadesc_free(&c.there);
+    }
     CCS_EXPECT_OK(ccs_barrier());
 }
 

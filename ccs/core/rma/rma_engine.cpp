@@ -1,5 +1,6 @@
 #include "rma/rma_engine.hpp"
 
+#include "layout_copy.hpp"
 #include "rma/segments.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
@@ -264,6 +265,39 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
         return true;
     }
     track_direct(ctx, put, target, local, length, remote, rkey, has_completion ? completion : nullptr, token);
+    return true;
+}
+
+bool rma_engine::try_mapped_layouts(bool put, int target, uint8_t *local, int64_t local_count,
+                                    const ccs_datadesc_s &local_dd, uint64_t remote, int64_t remote_count,
+                                    const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    if (rkey.id == 0 || target == rank_ || emulate(target, put)) return false;
+    const remote_key *k = keys_.find(rkey.id);
+    if (!k || k->implicit || !k->mapped || k->owner != target) return false;
+    // Every byte the remote layout touches must lie in the key's region;
+    // where not, the general path says which piece does not.
+    int64_t lo = 0, hi = 0, span = 0;
+    if (!dd::footprint(remote_dd, remote_count, lo, hi) || __builtin_sub_overflow(hi, lo, &span) || span == 0)
+        return false;
+    const uint64_t first = remote + static_cast<uint64_t>(lo);
+    if ((lo < 0) != (first < remote) || !range_holds(k->base, k->length, first, static_cast<uint64_t>(span)))
+        return false;
+    // Where `remote` is mapped, as an integer: with a negative lower bound
+    // the layout's origin itself may lie before the region.
+    auto *at = reinterpret_cast<uint8_t *>(reinterpret_cast<uintptr_t>(k->mapped) + (remote - k->base));
+    if (put) {
+        dd::copy_layouts(at, remote_count, remote_dd, local, local_count, local_dd);
+        release_fence();  // visible before the completion is
+    } else {
+        acquire_fence();
+        dd::copy_layouts(local, local_count, local_dd, at, remote_count, remote_dd);
+    }
+    count_direct(put, static_cast<size_t>(remote_count * remote_dd.size));
+    if (wants_completion(completion)) {
+        // A counter alone moves at once; a callback waits for progress.
+        if (!completion->callback) ++completion->counter->value;
+        else completions_.push_back({*completion, CCS_OK});
+    }
     return true;
 }
 

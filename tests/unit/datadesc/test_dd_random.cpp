@@ -6,12 +6,17 @@
 //     same bytes;
 //   - unpacking into a random layout B of the same size and packing B back
 //     gives the same stream;
+//   - copying straight from A into B and back (dd::copy_layouts, what RMA
+//     into mapped memory does) moves the same bytes, and dd::footprint is
+//     the span of the offsets;
 //   - the iovec walk covers exactly the same bytes.
 // Fixed seeds here; CCS_DATADESC_SEED=<n> and CCS_DATADESC_ROUNDS=<n> run
 // others for longer.
 #include "dd_helpers.hpp"
+#include "layout_copy.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <numeric>
@@ -231,6 +236,25 @@ TEST(DatadescRandom, PackMatchesTypemapInAnySegmentsAndUnpackRoundTrips) {
         }
         for (int64_t i = 0; i < total; ++i) ASSERT_EQ(b_mem[static_cast<size_t>(b_off[static_cast<size_t>(i)])], expect[static_cast<size_t>(i)]);
         ASSERT_EQ(pack_all(b, b_mem.data(), 1), expect);
+
+        // Layout to layout, both ways, without a stream in between.
+        std::vector<uint8_t> b_direct(b_mem.size(), 0);
+        const ccs_datadesc_t a_dd = a->dd, b_dd = b;
+        ccs::dd::copy_layouts(b_direct.data(), 1, *b_dd, mem.at(), count, *a_dd);
+        ASSERT_EQ(b_direct, b_mem);
+        arena back(*a, count, static_cast<uint8_t>(round + 1));
+        ccs::dd::copy_layouts(back.at(), count, *a_dd, b_direct.data(), 1, *b_dd);
+        ASSERT_EQ(pack_all(a->dd, back.at(), count), expect);
+        int64_t lo = -1, hi = -1, want_lo = INT64_MAX, want_hi = INT64_MIN;
+        ASSERT_TRUE(ccs::dd::footprint(*a_dd, count, lo, hi));
+        for (int64_t e = 0; e < count; ++e)
+            for (int64_t o : a->offsets) {
+                want_lo = std::min(want_lo, o + e * a->extent);
+                want_hi = std::max(want_hi, o + e * a->extent + 1);
+            }
+        if (a->offsets.empty()) want_lo = want_hi = 0;
+        ASSERT_EQ(lo, want_lo);
+        ASSERT_EQ(hi, want_hi);
 
         // The iovec walk, a few entries at a time, covers the same bytes.
         std::vector<uint8_t> via_iov;
