@@ -20,6 +20,10 @@
 //                          address (as ucx_perftest does), then wait for all;
 //                          bytes_per_second
 //   get_bandwidth/<bytes>: the same with gets
+//   put_datadesc/<pieces>/<len>/<stride>/<window>, get_datadesc: a strided
+//                          layout in the peer's window (hvector) from or
+//                          into contiguous bytes here; put_strided_by_hand:
+//                          the put as a loop through ccs_rkey_ptr
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
 //   put_issue/8, progress_idle: a put, and one idle poll of a wait
 // Windows come from ccs_mem_alloc (shared: peers map them, put/get are
@@ -28,6 +32,7 @@
 // (cross-memory attach, a system call per operation).
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
+#include <ccs/datadesc.h>
 
 #include <benchmark/benchmark.h>
 
@@ -196,6 +201,57 @@ void progress_idle(benchmark::State &state) {
                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// Strided puts and gets with datadescs: `pieces` pieces of `len` bytes,
+// `stride` apart in the peer's window, from or into contiguous memory
+// here (a column or a patch of rows, as ARMCI's strided put or
+// shmem_iput move them).
+void layout_transfer(benchmark::State &state, bool put) {
+    const window &w = g.w[state.range(3)];
+    const int64_t pieces = state.range(0), len = state.range(1), stride = state.range(2);
+    ccs_datadesc_t dd = nullptr;
+    must(ccs_datadesc_hvector(pieces, len, stride, CCS_BYTE, &dd), "hvector");
+    must(ccs_datadesc_commit(dd), "commit");
+    uint8_t *local = w.memory + 4096;
+    const uint64_t at = w.peer_base + 4096;
+    for (auto _ : state) {
+        ccs_counter_t done;
+        ccs_counter_init(&done);
+        const ccs_completion_t c{nullptr, nullptr, &done};
+        must(put ? ccs_put_datadesc(g.ctx, 1, local, pieces * len, CCS_BYTE, at, 1, dd, w.peer_key, &c)
+                 : ccs_get_datadesc(g.ctx, 1, local, pieces * len, CCS_BYTE, at, 1, dd, w.peer_key, &c),
+             put ? "put_datadesc" : "get_datadesc");
+        must(ccs_counter_wait(&done, 1), "wait");
+    }
+    must(ccs_datadesc_free(&dd), "free");
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * pieces * len);
+}
+void put_datadesc(benchmark::State &state) { layout_transfer(state, true); }
+void get_datadesc(benchmark::State &state) { layout_transfer(state, false); }
+
+// The same put as a runtime would write it by hand where the peer's
+// memory is mapped: ccs_rkey_ptr, then a loop (constant lengths where the
+// shapes have them, so the compiler moves them as words).
+template <int64_t Len>
+void copy_strided(uint8_t *to, const uint8_t *from, int64_t pieces, int64_t len, int64_t stride) {
+    const int64_t n = Len ? Len : len;
+    for (int64_t i = 0; i < pieces; ++i) std::memcpy(to + i * stride, from + i * n, static_cast<size_t>(n));
+}
+void put_strided_by_hand(benchmark::State &state) {
+    const window &w = g.w[0];
+    const int64_t pieces = state.range(0), len = state.range(1), stride = state.range(2);
+    void *remote = nullptr;
+    must(ccs_rkey_ptr(w.peer_key, w.peer_base + 4096, static_cast<size_t>(pieces * stride), &remote), "rkey_ptr");
+    auto *to = static_cast<uint8_t *>(remote);
+    const uint8_t *from = w.memory + 4096;
+    for (auto _ : state) {
+        if (len == 8) copy_strided<8>(to, from, pieces, len, stride);
+        else if (len == 40) copy_strided<40>(to, from, pieces, len, stride);
+        else copy_strided<0>(to, from, pieces, len, stride);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * pieces * len);
+}
+
 void rcache_hit(benchmark::State &state) {
     ccs_mem_t mem{};
     for (auto _ : state) {
@@ -319,6 +375,15 @@ int main(int argc, char **argv) {
                     ->Args({bytes, which})
                     ->UseRealTime();
             }
+        }
+        // pieces, bytes each, stride: a column of doubles, 40-byte records, rows of a patch
+        const int64_t strided_shapes[][3] = {{65536, 8, 64}, {16384, 40, 96}, {1024, 1024, 2048}};
+        for (const auto &a : strided_shapes) {
+            benchmark::RegisterBenchmark("put_datadesc", put_datadesc)->Args({a[0], a[1], a[2], 0})->UseRealTime();
+            benchmark::RegisterBenchmark("put_strided_by_hand", put_strided_by_hand)->Args({a[0], a[1], a[2]})->UseRealTime();
+            benchmark::RegisterBenchmark("get_datadesc", get_datadesc)->Args({a[0], a[1], a[2], 0})->UseRealTime();
+            benchmark::RegisterBenchmark("put_datadesc_cma", put_datadesc)->Args({a[0], a[1], a[2], 1})->UseRealTime();
+            benchmark::RegisterBenchmark("get_datadesc_cma", get_datadesc)->Args({a[0], a[1], a[2], 1})->UseRealTime();
         }
         benchmark::RegisterBenchmark("rcache_hit", rcache_hit)->UseRealTime();
         benchmark::RegisterBenchmark("put_issue/8", put_issue)->UseRealTime();
