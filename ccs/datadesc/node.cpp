@@ -39,9 +39,17 @@ ccs_status_t place(node &n, int64_t at, int64_t replicas, const node &c) {
     return CCS_OK;
 }
 
-ccs_status_t check_depth(const node &n) {
+// What every finished node must satisfy: nesting within the limit, and
+// extents (ub - lb, true_ub - true_lb) that fit in 64 bits, so that no
+// later query or compile step wraps (two blocks 2^62 + 1000 bytes either
+// side of 0 each fit, their distance does not).
+ccs_status_t check_node(const node &n) {
     if (n.depth > max_depth)
         return fail(CCS_ERR_INVALID_ARG, "datadesc: nesting deeper than " + std::to_string(max_depth));
+    int64_t width = 0;
+    if ((n.data && __builtin_sub_overflow(n.data->hi, n.data->lo, &width)) ||
+        (n.markers && __builtin_sub_overflow(n.markers->hi, n.markers->lo, &width)))
+        return overflow("extent");
     return CCS_OK;
 }
 
@@ -84,7 +92,7 @@ ccs_status_t make_strided(int64_t count, int64_t blocklength, int64_t stride_byt
         if (st != CCS_OK) return st;
     }
     n->depth = child->depth + 1;
-    if (const ccs_status_t st = check_depth(*n); st != CCS_OK) return st;
+    if (const ccs_status_t st = check_node(*n); st != CCS_OK) return st;
     out = std::move(n);
     return CCS_OK;
 }
@@ -98,7 +106,7 @@ ccs_status_t make_blocks(std::vector<block> blocks, node_ptr &out) {
     blocks.erase(std::remove_if(blocks.begin(), blocks.end(), [](const block &b) { return b.blocklength == 0; }),
                  blocks.end());
     n->blocks = std::move(blocks);
-    if (const ccs_status_t st = check_depth(*n); st != CCS_OK) return st;
+    if (const ccs_status_t st = check_node(*n); st != CCS_OK) return st;
     out = std::move(n);
     return CCS_OK;
 }
@@ -113,7 +121,7 @@ ccs_status_t make_resized(node_ptr child, int64_t lb, int64_t extent, node_ptr &
     n->markers = span{lb, ub};  // replaces any markers of the child
     n->depth = child->depth + 1;
     n->child = std::move(child);
-    if (const ccs_status_t st = check_depth(*n); st != CCS_OK) return st;
+    if (const ccs_status_t st = check_node(*n); st != CCS_OK) return st;
     out = std::move(n);
     return CCS_OK;
 }

@@ -64,6 +64,27 @@ TEST(DatadescBadInput, UncommittedUseAndLimits) {
     EXPECT_EQ(out, nullptr);
 }
 
+// Bounds that each fit but lie further apart than 64 bits reach: the
+// extent would wrap, so the constructor refuses (the wire fuzzer found
+// this through a blocks node; the public constructors build the same).
+TEST(DatadescBadInput, ExtentsWiderThan64BitsAreRefused) {
+    ccs_datadesc_t out = nullptr;
+    const int64_t bl[] = {1, 1}, apart[] = {-(INT64_MAX / 2) - 1000, INT64_MAX / 2 + 1000};
+    EXPECT_EQ(ccs_datadesc_hindexed(2, bl, apart, CCS_BYTE, &out), CCS_ERR_OVERFLOW);
+    EXPECT_EQ(ccs_datadesc_hvector(2, 1, INT64_MIN + 1, CCS_BYTE, &out), CCS_ERR_OVERFLOW);
+    EXPECT_EQ(out, nullptr);
+    ccs_datadesc_t far = nullptr;  // [2^62 + 1000, +1): fits
+    const int64_t one[] = {1}, at[] = {INT64_MAX / 2 + 1000};
+    ASSERT_EQ(ccs_datadesc_hindexed(1, one, at, CCS_BYTE, &far), CCS_OK);
+    EXPECT_EQ(ccs_datadesc_resized(far, -(INT64_MAX / 2) - 1000, 1, &out), CCS_OK);  // markers alone fit
+    ccs_datadesc_free(&out);
+    const ccs_datadesc_t both[] = {far, CCS_BYTE};
+    const int64_t zero[] = {0, -(INT64_MAX / 2) - 1000};
+    EXPECT_EQ(ccs_datadesc_struct(2, bl, zero, both, &out), CCS_ERR_OVERFLOW);
+    EXPECT_EQ(out, nullptr);
+    ccs_datadesc_free(&far);
+}
+
 TEST(DatadescBadInput, ByteCannotBeFreedAndFreeClearsTheHandle) {
     ccs_datadesc_t byte = CCS_BYTE;
     EXPECT_EQ(ccs_datadesc_free(&byte), CCS_ERR_INVALID_ARG);
