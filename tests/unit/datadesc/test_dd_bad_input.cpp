@@ -1,7 +1,11 @@
 // Bad input to datadesc calls: clear errors, nothing written.
 #include "dd_helpers.hpp"
+#include "layout_wire.hpp"
 
 #include <climits>
+#include <cstring>
+#include <tuple>
+#include <vector>
 
 TEST(DatadescBadInput, NegativeCountsAndNullArrays) {
     ccs_datadesc_t out = nullptr;
@@ -97,4 +101,51 @@ TEST(DatadescBadInput, ByteCannotBeFreedAndFreeClearsTheHandle) {
     int64_t size = 0;
     EXPECT_EQ(ccs_datadesc_size(CCS_BYTE, &size), CCS_OK);  // the byte is untouched
     EXPECT_EQ(size, 1);
+}
+
+// The wire form of a layout comes from another process: every truncation,
+// a child that is not an earlier node, an unknown kind, negative counts,
+// overflowing bounds and trailing bytes are errors, and nothing is built.
+TEST(DatadescBadInput, LayoutFromAnotherProcessIsCheckedBeforeUse) {
+    ccs_datadesc_t inner = nullptr, outer = nullptr;
+    ASSERT_EQ(ccs_datadesc_hvector(3, 2, 5, CCS_BYTE, &inner), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_resized(inner, -4, 40, &outer), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_commit(outer), CCS_OK);
+    std::vector<uint8_t> wire;
+    ccs::dd::layout_to_bytes(*outer, wire);
+    // byte, strided, resized: 4 + 1 + (1 + 24 + 4) + (1 + 16 + 4) bytes.
+    ASSERT_EQ(wire.size(), 55u);
+    ccs_datadesc_s good;
+    ASSERT_EQ(ccs::dd::layout_from_bytes(wire.data(), wire.size(), good), CCS_OK);
+    for (size_t n = 0; n < wire.size(); ++n) {
+        ccs_datadesc_s cut;
+        EXPECT_EQ(ccs::dd::layout_from_bytes(wire.data(), n, cut), CCS_ERR_INVALID_ARG) << n << " bytes";
+        EXPECT_FALSE(cut.compiled) << n;
+    }
+    auto broken = [&](size_t at, auto value) {
+        std::vector<uint8_t> w = wire;
+        std::memcpy(w.data() + at, &value, sizeof value);
+        ccs_datadesc_s out;
+        const ccs_status_t st = ccs::dd::layout_from_bytes(w.data(), w.size(), out);
+        EXPECT_FALSE(out.compiled) << at;
+        return st;
+    };
+    EXPECT_EQ(broken(5, uint8_t{7}), CCS_ERR_INVALID_ARG);          // unknown kind
+    EXPECT_EQ(broken(30, uint32_t{1}), CCS_ERR_INVALID_ARG);        // the strided node as its own child
+    EXPECT_EQ(broken(30, uint32_t{9}), CCS_ERR_INVALID_ARG);        // no such node
+    EXPECT_EQ(broken(6, int64_t{-3}), CCS_ERR_INVALID_ARG);         // negative count
+    EXPECT_EQ(broken(14, int64_t{-2}), CCS_ERR_INVALID_ARG);        // negative block length
+    EXPECT_EQ(broken(22, INT64_MAX), CCS_ERR_OVERFLOW);             // stride times count
+    EXPECT_EQ(broken(0, uint32_t{1000}), CCS_ERR_INVALID_ARG);      // more nodes than bytes
+    std::vector<uint8_t> longer = wire;
+    longer.push_back(0);
+    ccs_datadesc_s out;
+    EXPECT_EQ(ccs::dd::layout_from_bytes(longer.data(), longer.size(), out), CCS_ERR_INVALID_ARG);
+    // Read back, the layout is the one written.
+    int64_t lb = 0, extent = 0, size = 0;
+    EXPECT_EQ(ccs_datadesc_extent(&good, &lb, &extent), CCS_OK);
+    EXPECT_EQ(ccs_datadesc_size(&good, &size), CCS_OK);
+    EXPECT_EQ(std::make_tuple(lb, extent, size), std::make_tuple(int64_t{-4}, int64_t{40}, int64_t{6}));
+    ccs_datadesc_free(&inner);
+    ccs_datadesc_free(&outer);
 }

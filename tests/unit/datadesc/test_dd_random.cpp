@@ -9,11 +9,14 @@
 //   - copying straight from A into B and back (dd::copy_layouts, what RMA
 //     into mapped memory does) moves the same bytes, and dd::footprint is
 //     the span of the offsets;
+//   - the layout written as bytes and read back (what RMA in active
+//     messages sends the target) packs the same and has the same bounds;
 //   - the iovec walk covers exactly the same bytes.
 // Fixed seeds here; CCS_DATADESC_SEED=<n> and CCS_DATADESC_ROUNDS=<n> run
 // others for longer.
 #include "dd_helpers.hpp"
 #include "layout_copy.hpp"
+#include "layout_wire.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -255,6 +258,17 @@ TEST(DatadescRandom, PackMatchesTypemapInAnySegmentsAndUnpackRoundTrips) {
         if (a->offsets.empty()) want_lo = want_hi = 0;
         ASSERT_EQ(lo, want_lo);
         ASSERT_EQ(hi, want_hi);
+
+        // Through the wire format and back.
+        std::vector<uint8_t> wire;
+        ccs::dd::layout_to_bytes(*a_dd, wire);
+        ccs_datadesc_s read_back;
+        ASSERT_EQ(ccs::dd::layout_from_bytes(wire.data(), wire.size(), read_back), CCS_OK) << ccs_last_error();
+        ASSERT_EQ(pack_all(&read_back, mem.at(), count), expect);
+        int64_t lb = 0, extent = 0, read_lb = 0, read_extent = 0;
+        ASSERT_EQ(ccs_datadesc_extent(a_dd, &lb, &extent), CCS_OK);
+        ASSERT_EQ(ccs_datadesc_extent(&read_back, &read_lb, &read_extent), CCS_OK);
+        ASSERT_EQ(std::make_pair(read_lb, read_extent), std::make_pair(lb, extent));
 
         // The iovec walk, a few entries at a time, covers the same bytes.
         std::vector<uint8_t> via_iov;
