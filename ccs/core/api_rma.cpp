@@ -7,6 +7,8 @@
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
+#include <algorithm>
+
 using namespace ccs;
 
 namespace {
@@ -92,8 +94,16 @@ rma_engine::operation layout_op(bool put, int target, const void *local, int64_t
     return op;
 }
 
+// Contiguous pieces of `count` elements of dd (saturating).
+int64_t pieces_of(int64_t count, ccs_datadesc_t dd) {
+    int64_t pieces = 0;
+    return __builtin_mul_overflow(count, dd->compiled->blocks, &pieces) ? INT64_MAX : pieces;
+}
+
 // ccs_put_datadesc and ccs_get_datadesc: straight from layout to layout
-// where the target's memory is mapped here, else as lists of pieces.
+// where the target's memory is mapped here; whole in active messages where
+// pieces are small or RMA is emulated (the target unpacks); else as lists
+// of pieces.
 ccs_status_t put_or_get_layouts(const char *call, bool put, ccs_context_t handle, int target, void *local,
                                 int64_t local_count, ccs_datadesc_t local_dd, uint64_t remote, int64_t remote_count,
                                 ccs_datadesc_t remote_dd, ccs_rkey_t rkey, const ccs_completion_t *completion) {
@@ -107,6 +117,16 @@ ccs_status_t put_or_get_layouts(const char *call, bool put, ccs_context_t handle
                                          remote_count, *remote_dd, rkey, completion)) {
             rt->note_activity();
             return CCS_OK;
+        }
+        const int64_t bytes = local_count * local_dd->compiled->size;
+        const int64_t pieces = std::max(pieces_of(local_count, local_dd), pieces_of(remote_count, remote_dd));
+        if (rt->rma().sends_layouts(put, target, pieces, bytes)) {
+            rma_engine::operation op;
+            op.is_put = put;
+            op.target = target;
+            op.whole = rma_engine::layouts{*local_dd, *remote_dd, static_cast<uint8_t *>(local), remote, local_count,
+                                           remote_count};
+            return rt->rma().submit(*ctx, std::move(op), rkey, completion);
         }
         return rt->rma().submit(
             *ctx, layout_op(put, target, local, local_count, local_dd, remote, remote_count, remote_dd), rkey,

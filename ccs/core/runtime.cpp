@@ -15,7 +15,7 @@ namespace ccs {
 namespace {
 
 constexpr uint16_t barrier_handler_id = 0;
-constexpr uint16_t rma_first_handler_id = 1;  // six ids: rma_am.cpp
+constexpr uint16_t rma_first_handler_id = 1;  // eight ids: rma_am.cpp
 
 enum class phase { never, running, finalized };
 phase g_phase = phase::never;
@@ -90,6 +90,7 @@ ccs_status_t runtime::read_settings(settings &out) {
         !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
         !param_size("CCS_TEST_BARRIER_PAUSE_MS", "ms", 60000, pause_ms, error) || !wait_gap_param(out.wait_gap, error) ||
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
+        !param_size("CCS_RMA_LAYOUT_PIECE", "bytes", SIZE_MAX, out.rma_layout_piece, error) ||
         !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
     out.barrier_pause = std::chrono::milliseconds(pause_ms);
@@ -132,7 +133,8 @@ ccs_status_t runtime::start_rma(context &internal) {
     memory_->expose_all = settings_.expose_all;
     std::vector<transport *> route(static_cast<size_t>(size_), nullptr);
     for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
-    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, rank_, settings_.rma_emulate);
+    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, rank_, settings_.rma_emulate,
+                                        settings_.rma_layout_piece);
     rma_->install(internal, rma_first_handler_id, [this] { progress(); });
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
     return CCS_OK;
@@ -294,6 +296,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rma.gets", rma_->stats().gets},
         {"rma.native", rma_->stats().native},
         {"rma.emulated", rma_->stats().emulated},
+        {"rma.by_layout", rma_->stats().by_layout},
         {"rma.bytes", rma_->stats().bytes},
         {"rma.failed", rma_->stats().failed},
         {"rma.key_requests", rma_->stats().key_requests},

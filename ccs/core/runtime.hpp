@@ -110,6 +110,7 @@ private:
         std::chrono::milliseconds barrier_pause{0};   // CCS_TEST_BARRIER_PAUSE_MS (last rank only)
         std::chrono::nanoseconds wait_gap{0};         // CCS_WAIT_GAP_NS
         bool rma_emulate = false;                     // CCS_RMA_EMULATE
+        size_t rma_layout_piece = 0;                  // CCS_RMA_LAYOUT_PIECE
         bool expose_all = false;                      // CCS_RMA_EXPOSE
     };
     static ccs_status_t read_settings(settings &out);

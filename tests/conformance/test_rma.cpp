@@ -633,6 +633,7 @@ TEST_P(RmaMemory, DatadescPutAndGetEveryKindOfLayoutPair) {
         {"elements backwards there", vector(128, 4, 6), backward_elements(), 1, 64},
     };
     const size_t span = 256 << 10;  // of every layout above, from its origin
+    const uint64_t by_layout_before = stat("rma.by_layout");
     for (const pair_case &c : cases) {
         SCOPED_TRACE(c.name);
         std::vector<uint8_t> source(span);
@@ -666,6 +667,12 @@ TEST_P(RmaMemory, DatadescPutAndGetEveryKindOfLayoutPair) {
         EXPECT_EQ(back, unpacked(stream, c.here_count, c.here, 0, span, 0xA5));
         CCS_EXPECT_OK(ccs_barrier());
     }
+    // Pieces of a few bytes to memory that is not mapped here travel whole
+    // in active messages (unless CCS_RMA_LAYOUT_PIECE=0 says never).
+    const char *piece_limit = std::getenv("CCS_RMA_LAYOUT_PIECE");
+    if (!GetParam() && size() > 1 && !(piece_limit && std::string(piece_limit) == "0")) {
+        EXPECT_GE(stat("rma.by_layout") - by_layout_before, 2 * cases.size());
+    }
     // Layouts reaching outside the key's region: below its start (the
     // backward layouts 8 bytes into the window) and past its end.
     for (size_t from = 0; from < static_cast<size_t>(size()); ++from)
@@ -687,6 +694,19 @@ TEST_P(RmaMemory, DatadescPutAndGetEveryKindOfLayoutPair) {
     EXPECT_EQ(ccs_put_datadesc(ctx, right(), source.data(), strided.here_count, strided.here, window_end - 4096,
                                strided.there_count, strided.there, w.key(right()), nullptr),
               CCS_ERR_OUT_OF_RANGE);
+    // With an implicit key the target refuses a layout reaching past what
+    // it registered; the error comes with the completion.
+    if (size() > 1) {
+        ccs_counter_t refused;
+        CCS_ASSERT_OK(ccs_counter_init(&refused));
+        const ccs_completion_t counted{nullptr, nullptr, &refused};
+        CCS_EXPECT_OK(ccs_put_datadesc(ctx, right(), source.data(), strided.here_count, strided.here,
+                                       window_end - 4096, strided.there_count, strided.there, CCS_RKEY_IMPLICIT,
+                                       &counted));
+        EXPECT_NE(ccs_counter_wait(&refused, 1), CCS_OK);
+        EXPECT_EQ(refused.errors, 1u);
+        EXPECT_EQ(refused.first_error, CCS_ERR_NOT_REGISTERED) << ccs_strerror(refused.first_error);
+    }
     CCS_EXPECT_OK(ccs_fence_global(ctx));
     CCS_EXPECT_OK(ccs_barrier());
     EXPECT_TRUE(std::all_of(back.begin(), back.end(), [](uint8_t b) { return b == 2; }));

@@ -1,19 +1,27 @@
 // RMA carried in active messages on the core's internal context: the
 // fallback for transports without native put/get (and the forced mode the
-// conformance suite also runs). The target checks every access against
+// conformance suite also runs), and datadesc operations of small pieces,
+// which travel with their remote layout for the target to unpack or pack
+// (rma_engine::sends_layouts). The target checks every access against
 // what it registered, so a stale or forged address touches nothing.
 //
 //   put request  args {token}                payload {n, n x (addr, length), data}
 //   get request  args {token}                payload {n, n x (addr, length)}
+//   put layout   args {token, addr, count, layout bytes}   payload {layout, data}
+//   get layout   args {token, addr, count, layout bytes}   payload {layout}
 //   reply        args {token, status}        payload: get's data
 //   key request  args {token, addr, length}
 //   key reply    args {token, status}        payload: packed key
 //   key revoked  args {handle}               (the owner deregistered it)
 #include "rma/rma_engine.hpp"
 
+#include "layout_copy.hpp"
+#include "layout_wire.hpp"
 #include "rma/segments.hpp"
 #include "util/error.hpp"
 #include "util/range.hpp"
+
+#include <ccs/datadesc.h>
 
 #include <cstring>
 
@@ -26,7 +34,9 @@ enum handler_offset : uint16_t {
     reply_to = 2,
     key_request = 3,
     key_reply = 4,
-    key_revoked = 5
+    key_revoked = 5,
+    put_layout = 6,
+    get_layout = 7
 };
 
 }  // namespace
@@ -40,6 +50,8 @@ void rma_engine::install(context &internal, uint16_t first_handler, std::functio
     internal.handler(first_handler + key_request) = {&rma_engine::on_key_request, this};
     internal.handler(first_handler + key_reply) = {&rma_engine::on_key_reply, this};
     internal.handler(first_handler + key_revoked) = {&rma_engine::on_key_revoked, this};
+    internal.handler(first_handler + put_layout) = {&rma_engine::on_put_layout, this};
+    internal.handler(first_handler + get_layout) = {&rma_engine::on_get_layout, this};
     memory_.on_revoke = [this](int holder, uint64_t handle) { revoke(holder, handle); };
 }
 
@@ -144,6 +156,84 @@ void rma_engine::on_get_request(const ccs_am_message_t *m, void *arg) {
     self->reply(m->source, reply_to, m->args[0], CCS_OK, gathered.data(), gathered.size());
 }
 
+// A datadesc operation whole: the remote layout written out, a put's data
+// packed behind it; the target does the rest (on_put_layout, on_get_layout).
+void rma_engine::issue_layouts(request &r) {
+    ++stats_.emulated;
+    ++stats_.by_layout;
+    r.at = stage::in_flight;
+    const layouts &w = *r.op.whole;
+    std::vector<uint8_t> payload;
+    dd::layout_to_bytes(w.remote_dd, payload);
+    const uint64_t layout_bytes = payload.size();
+    if (r.op.is_put) {
+        payload.resize(layout_bytes + w.bytes());
+        dd::copy_layouts(payload.data() + layout_bytes, static_cast<int64_t>(w.bytes()), ccs_datadesc_byte_, w.local,
+                         w.local_count, w.local_dd);
+    }
+    const uint64_t args[4] = {r.token, w.remote, static_cast<uint64_t>(w.remote_count), layout_bytes};
+    context &internal = *contexts_.by_id(context_table::internal_id);
+    const auto handler = static_cast<uint16_t>(first_handler_ + (r.op.is_put ? put_layout : get_layout));
+    const ccs_status_t st = am_.send(internal, r.op.target, handler, args, 4, payload.data(), payload.size(), nullptr);
+    if (st != CCS_OK) finish(r, st);
+}
+
+// Reads a layout request: the layout, where it lies here and how many
+// elements, checked as carefully as a segment list (every byte it touches
+// inside what this process registered, or exposes); `data`/`length` get
+// what follows the layout.
+static ccs_status_t read_layout_request(const ccs_am_message_t *m, const memory_registry &memory, ccs_datadesc_s &dd,
+                                        uint8_t *&at, int64_t &count, int64_t &bytes, const uint8_t *&data,
+                                        size_t &length) {
+    if (m->nargs < 4 || m->args[3] > m->payload_size || m->args[2] > static_cast<uint64_t>(INT64_MAX))
+        return CCS_ERR_INTERNAL;
+    const auto *p = static_cast<const uint8_t *>(m->payload);
+    if (dd::layout_from_bytes(p, m->args[3], dd) != CCS_OK) return CCS_ERR_INTERNAL;
+    count = static_cast<int64_t>(m->args[2]);
+    int64_t lo = 0, hi = 0, span = 0;
+    if (__builtin_mul_overflow(count, dd.size, &bytes) || !dd::footprint(dd, count, lo, hi) ||
+        __builtin_sub_overflow(hi, lo, &span))
+        return CCS_ERR_INTERNAL;
+    const uint64_t first = m->args[1] + static_cast<uint64_t>(lo);
+    if ((lo < 0) != (first < m->args[1])) return CCS_ERR_NOT_REGISTERED;
+    if (span > 0 && !memory.covering(first, static_cast<size_t>(span)) && !memory.expose_all)
+        return CCS_ERR_NOT_REGISTERED;
+    at = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(m->args[1]));
+    data = p + m->args[3];
+    length = m->payload_size - m->args[3];
+    return CCS_OK;
+}
+
+void rma_engine::on_put_layout(const ccs_am_message_t *m, void *arg) {
+    auto *self = static_cast<rma_engine *>(arg);
+    if (m->nargs < 1) return;
+    ccs_datadesc_s dd;
+    uint8_t *at = nullptr;
+    int64_t count = 0, bytes = 0;
+    const uint8_t *data = nullptr;
+    size_t length = 0;
+    ccs_status_t st = read_layout_request(m, self->memory_, dd, at, count, bytes, data, length);
+    if (st == CCS_OK && length != static_cast<uint64_t>(bytes)) st = CCS_ERR_INTERNAL;
+    if (st == CCS_OK) dd::copy_layouts(at, count, dd, data, bytes, ccs_datadesc_byte_);
+    self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
+}
+
+void rma_engine::on_get_layout(const ccs_am_message_t *m, void *arg) {
+    auto *self = static_cast<rma_engine *>(arg);
+    if (m->nargs < 1) return;
+    ccs_datadesc_s dd;
+    uint8_t *at = nullptr;
+    int64_t count = 0, bytes = 0;
+    const uint8_t *data = nullptr;
+    size_t length = 0;
+    ccs_status_t st = read_layout_request(m, self->memory_, dd, at, count, bytes, data, length);
+    if (st == CCS_OK && length != 0) st = CCS_ERR_INTERNAL;
+    if (st != CCS_OK) return self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
+    std::vector<uint8_t> packed(static_cast<size_t>(bytes));
+    dd::copy_layouts(packed.data(), bytes, ccs_datadesc_byte_, at, count, dd);
+    self->reply(m->source, reply_to, m->args[0], CCS_OK, packed.data(), packed.size());
+}
+
 void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 2) return;
@@ -152,8 +242,14 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
     if (st == CCS_OK && !r.op.is_put) {
-        if (m->payload_size != r.op.local.bytes()) st = CCS_ERR_INTERNAL;
-        else scatter(static_cast<const uint8_t *>(m->payload), r.op.local.data(), r.op.local.size());
+        if (m->payload_size != r.op.bytes()) {
+            st = CCS_ERR_INTERNAL;
+        } else if (const auto &w = r.op.whole) {
+            dd::copy_layouts(w->local, w->local_count, w->local_dd, static_cast<const uint8_t *>(m->payload),
+                             static_cast<int64_t>(m->payload_size), ccs_datadesc_byte_);
+        } else {
+            scatter(static_cast<const uint8_t *>(m->payload), r.op.local.data(), r.op.local.size());
+        }
     }
     self->finish(r, st);
     self->requests_.erase(it);

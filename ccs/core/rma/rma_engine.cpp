@@ -7,6 +7,8 @@
 #include "util/log.hpp"
 #include "util/range.hpp"
 
+#include <ccs/datadesc.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -39,9 +41,9 @@ std::string describe_range(uint64_t address, uint64_t length) {
 }  // namespace
 
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
-                       int rank, bool force_emulation)
+                       int rank, bool force_emulation, size_t layout_piece)
     : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), rank_(rank),
-      native_(route_.size(), 0) {
+      native_(route_.size(), 0), layout_piece_(layout_piece) {
     for (size_t peer = 0; peer < route_.size(); ++peer) {
         transport *t = route_[peer];
         if (!t) continue;
@@ -164,7 +166,18 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
         r.lo = std::min(r.lo, seg.address);
         r.hi = std::max(r.hi, seg.address + seg.length);
     }
-    const size_t bytes = r.op.remote.bytes();
+    const size_t bytes = r.op.bytes();
+    if (r.op.whole && bytes > 0) {  // the hull of what the remote layout touches
+        const layouts &w = *r.op.whole;
+        int64_t lo = 0, hi = 0, span = 0;
+        if (!dd::footprint(w.remote_dd, w.remote_count, lo, hi) || __builtin_sub_overflow(hi, lo, &span) ||
+            (lo < 0) != (w.remote + static_cast<uint64_t>(lo) < w.remote) ||
+            w.remote + static_cast<uint64_t>(lo) > UINT64_MAX - static_cast<uint64_t>(span))
+            return fail(CCS_ERR_OUT_OF_RANGE, "the remote layout at " + std::to_string(w.remote) +
+                                                  " reaches beyond the address space");
+        r.lo = w.remote + static_cast<uint64_t>(lo);
+        r.hi = r.lo + static_cast<uint64_t>(span);
+    }
     const remote_key *explicit_key = nullptr;
     if (handle.id != 0) {
         const remote_key *found = keys_.find(handle.id);
@@ -178,6 +191,8 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
             if (!range_holds(k.base, k.length, seg.address, seg.length))
                 return outside_key("", seg.address, seg.length, k.base, k.length);
         }
+        if (r.op.whole && bytes > 0 && !range_holds(k.base, k.length, r.lo, r.hi - r.lo))
+            return outside_key("", r.lo, r.hi - r.lo, k.base, k.length);
         r.key_id = handle.id;
         explicit_key = &k;
     } else if (bytes > 0 && target == rank_) {
@@ -215,7 +230,8 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     // inside issue and are never stored.
     issue(r, explicit_key);
     if (r.at == stage::done) return CCS_OK;
-    const bool wait = r.op.is_put && !r.has_completion && r.copy.empty() && r.at == stage::in_flight;
+    // (A put sent whole packed its source into the message already.)
+    const bool wait = r.op.is_put && !r.has_completion && r.copy.empty() && !r.op.whole && r.at == stage::in_flight;
     requests_.emplace(token, std::move(r));
     // A put without completion returns with its source reusable: wait for
     // one a transport still reads from.
@@ -325,6 +341,16 @@ void rma_engine::track_direct(context &ctx, bool put, int target, void *local, s
 
 void rma_engine::keep_source(request &r) {
     if (!r.op.is_put || r.has_completion || !r.copy.empty()) return;
+    if (r.op.whole) {  // packed: the copy is the local side from now on
+        layouts &w = *r.op.whole;
+        r.copy.resize(w.bytes());
+        dd::copy_layouts(r.copy.data(), static_cast<int64_t>(r.copy.size()), ccs_datadesc_byte_, w.local,
+                         w.local_count, w.local_dd);
+        w.local = r.copy.data();
+        w.local_count = static_cast<int64_t>(r.copy.size());
+        w.local_dd = ccs_datadesc_byte_;
+        return;
+    }
     r.copy.resize(r.op.local.bytes());
     gather(r.op.local.data(), r.op.local.size(), r.copy.data());
     r.op.local = segment_list{};
@@ -343,6 +369,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
         known = keys_.find(r.key_id);
         if (!known) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
     }
+    if (op.whole) return issue_layouts(r);
     if (emulate(op.target, op.is_put)) return issue_emulated(r);
     const remote_key &k = *known;
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport

@@ -10,6 +10,7 @@
 #include "am/am_engine.hpp"
 #include "context.hpp"
 #include "copy_kernels.hpp"
+#include "handle.hpp"
 #include "memory/memory_registry.hpp"
 #include "transport.hpp"
 #include "util/fence.hpp"
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +34,7 @@ struct rma_stats {
     uint64_t gets = 0;
     uint64_t native = 0;          // carried by a transport's put/get
     uint64_t emulated = 0;        // carried in active messages
+    uint64_t by_layout = 0;       // of those, datadesc operations the target unpacked or packed
     uint64_t bytes = 0;
     uint64_t key_requests = 0;    // implicit keys asked for
     uint64_t key_cache_hits = 0;  // implicit keys found cached
@@ -46,13 +49,14 @@ ccs_status_t key_from_contents(const key_contents &c, int owner, int rank, trans
 class rma_engine final : public rma_sink {
 public:
     // route[p]: the transport reaching rank p (null for self).
+    // layout_piece: CCS_RMA_LAYOUT_PIECE (sends_layouts).
     rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
-               int rank, bool force_emulation);
+               int rank, bool force_emulation, size_t layout_piece);
     ~rma_engine();  // releases every key still unpacked (implicit ones too)
     rma_engine(const rma_engine &) = delete;
     rma_engine &operator=(const rma_engine &) = delete;
 
-    // Handlers on the internal context, at ids [first_handler, first_handler + 6).
+    // Handlers on the internal context, at ids [first_handler, first_handler + 8).
     // `wait_progress` is one pass of the runtime's progress (with back-off).
     void install(context &internal, uint16_t first_handler, std::function<void()> wait_progress);
 
@@ -81,11 +85,23 @@ public:
         uint8_t nargs = 0;
         std::array<uint64_t, CCS_AM_MAX_ARGS> args{};  // nargs of them used
     };
+    // A datadesc operation that travels whole in active messages: the
+    // target unpacks or packs its side with the layout (rma_am.cpp), so
+    // no list of pieces is built on either side.
+    struct layouts {
+        ccs_datadesc_s local_dd, remote_dd;  // copies: they keep the programs alive
+        uint8_t *local = nullptr;
+        uint64_t remote = 0;
+        int64_t local_count = 0, remote_count = 0;
+        size_t bytes() const { return static_cast<size_t>(local_count * local_dd.size); }
+    };
     struct operation {
         bool is_put = true;
         int target = 0;
-        segment_list local, remote;
+        segment_list local, remote;  // empty when `whole` is set
         notify after;
+        std::optional<layouts> whole;
+        size_t bytes() const { return whole ? whole->bytes() : remote.bytes(); }
     };
     // The remote segments must lie in the key's region (or, with an
     // implicit key, in one region of the target).
@@ -123,6 +139,17 @@ public:
     bool try_mapped_layouts(bool put, int target, uint8_t *local, int64_t local_count, const ccs_datadesc_s &local_dd,
                             uint64_t remote, int64_t remote_count, const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey,
                             const ccs_completion_t *completion);
+
+    // Whether a datadesc operation of `pieces` pieces (the larger side's)
+    // and `bytes` bytes to `target` should travel whole in active messages
+    // (operation::whole): where RMA is emulated anyway, and where pieces
+    // average under CCS_RMA_LAYOUT_PIECE bytes, which a transport moves
+    // one by one (cross-memory attach: 100-300 ns a piece) while the
+    // target unpacks them at memory speed. Not to this process itself.
+    bool sends_layouts(bool put, int target, int64_t pieces, int64_t bytes) const {
+        if (target == rank_ || bytes == 0) return false;
+        return emulate(target, put) || (pieces > 1 && bytes / pieces < static_cast<int64_t>(layout_piece_));
+    }
 
     // Operations `ctx` issued to `target` (-1: to anyone) not yet complete.
     uint64_t outstanding(uint16_t ctx, int target) const;
@@ -182,6 +209,7 @@ private:
     // saves the lookup when the caller has the key at hand.
     void issue(request &r, const remote_key *k = nullptr);
     void issue_emulated(request &r);
+    void issue_layouts(request &r);
     // Completes a request (counts, notify, completion); the stored form
     // also forgets it.
     void finish(uint64_t token, ccs_status_t status);
@@ -222,6 +250,8 @@ private:
     // rma_am.cpp: the active-message side.
     static void on_put_request(const ccs_am_message_t *m, void *self);
     static void on_get_request(const ccs_am_message_t *m, void *self);
+    static void on_put_layout(const ccs_am_message_t *m, void *self);
+    static void on_get_layout(const ccs_am_message_t *m, void *self);
     static void on_reply(const ccs_am_message_t *m, void *self);
     static void on_key_request(const ccs_am_message_t *m, void *self);
     static void on_key_reply(const ccs_am_message_t *m, void *self);
@@ -239,6 +269,7 @@ private:
     // CCS_RMA_EMULATE, and for good when the transport refuses.
     static constexpr uint8_t native_put_bit = 1, native_get_bit = 2;
     std::vector<uint8_t> native_;
+    size_t layout_piece_;
     uint16_t first_handler_ = 0;
     std::function<void()> wait_progress_;
 

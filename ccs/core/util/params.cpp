@@ -109,6 +109,9 @@ void param_declare_core() {
     remember("CCS_RCACHE_MAX_UNUSED", "256M",
              "registered bytes no handle uses that the registration cache keeps before deregistering, LRU first");
     remember("CCS_RMA_EMULATE", "0", "1: carry every put and get in active messages, even where a plugin has native RMA");
+    remember("CCS_RMA_LAYOUT_PIECE", "2048",
+             "datadesc put/get whose pieces average fewer bytes than this travel whole in active messages, "
+             "the target unpacking or packing its side (0: never)");
     remember("CCS_RMA_EXPOSE", "registered",
              "what implicit-key requests may reach: registered (memory this process registered) or all");
     remember("CCS_WAIT_GAP_NS", "80",
