@@ -178,59 +178,58 @@ void rma_engine::issue_layouts(request &r) {
     if (st != CCS_OK) finish(r, st);
 }
 
-// Reads a layout request: the layout, where it lies here and how many
-// elements, checked as carefully as a segment list (every byte it touches
-// inside what this process registered, or exposes); `data`/`length` get
-// what follows the layout.
-static ccs_status_t read_layout_request(const ccs_am_message_t *m, const memory_registry &memory, ccs_datadesc_s &dd,
-                                        uint8_t *&at, int64_t &count, int64_t &bytes, const uint8_t *&data,
-                                        size_t &length) {
+// A layout request as read: the layout, where it lies here, how many
+// elements (`bytes` in all), and what follows the layout in the payload.
+struct layout_request {
+    ccs_datadesc_s dd;
+    uint8_t *at = nullptr;
+    int64_t count = 0, bytes = 0;
+    const uint8_t *data = nullptr;
+    size_t length = 0;
+};
+
+// Reads a layout request, checked as carefully as a segment list: every
+// byte the layout touches inside what this process registered (or
+// exposes).
+static ccs_status_t read_layout_request(const ccs_am_message_t *m, const memory_registry &memory, layout_request &q) {
     if (m->nargs < 4 || m->args[3] > m->payload_size || m->args[2] > static_cast<uint64_t>(INT64_MAX))
         return CCS_ERR_INTERNAL;
     const auto *p = static_cast<const uint8_t *>(m->payload);
-    if (dd::layout_from_bytes(p, m->args[3], dd) != CCS_OK) return CCS_ERR_INTERNAL;
-    count = static_cast<int64_t>(m->args[2]);
+    if (dd::layout_from_bytes(p, m->args[3], q.dd) != CCS_OK) return CCS_ERR_INTERNAL;
+    q.count = static_cast<int64_t>(m->args[2]);
     int64_t lo = 0, hi = 0, span = 0;
-    if (__builtin_mul_overflow(count, dd.size, &bytes) || !dd::footprint(dd, count, lo, hi) ||
+    if (__builtin_mul_overflow(q.count, q.dd.size, &q.bytes) || !dd::footprint(q.dd, q.count, lo, hi) ||
         __builtin_sub_overflow(hi, lo, &span))
         return CCS_ERR_INTERNAL;
     const uint64_t first = m->args[1] + static_cast<uint64_t>(lo);
     if ((lo < 0) != (first < m->args[1])) return CCS_ERR_NOT_REGISTERED;
     if (span > 0 && !memory.covering(first, static_cast<size_t>(span)) && !memory.expose_all)
         return CCS_ERR_NOT_REGISTERED;
-    at = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(m->args[1]));
-    data = p + m->args[3];
-    length = m->payload_size - m->args[3];
+    q.at = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(m->args[1]));
+    q.data = p + m->args[3];
+    q.length = m->payload_size - m->args[3];
     return CCS_OK;
 }
 
 void rma_engine::on_put_layout(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    ccs_datadesc_s dd;
-    uint8_t *at = nullptr;
-    int64_t count = 0, bytes = 0;
-    const uint8_t *data = nullptr;
-    size_t length = 0;
-    ccs_status_t st = read_layout_request(m, self->memory_, dd, at, count, bytes, data, length);
-    if (st == CCS_OK && length != static_cast<uint64_t>(bytes)) st = CCS_ERR_INTERNAL;
-    if (st == CCS_OK) dd::copy_layouts(at, count, dd, data, bytes, ccs_datadesc_byte_);
+    layout_request q;
+    ccs_status_t st = read_layout_request(m, self->memory_, q);
+    if (st == CCS_OK && q.length != static_cast<uint64_t>(q.bytes)) st = CCS_ERR_INTERNAL;
+    if (st == CCS_OK) dd::copy_layouts(q.at, q.count, q.dd, q.data, q.bytes, ccs_datadesc_byte_);
     self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
 }
 
 void rma_engine::on_get_layout(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    ccs_datadesc_s dd;
-    uint8_t *at = nullptr;
-    int64_t count = 0, bytes = 0;
-    const uint8_t *data = nullptr;
-    size_t length = 0;
-    ccs_status_t st = read_layout_request(m, self->memory_, dd, at, count, bytes, data, length);
-    if (st == CCS_OK && length != 0) st = CCS_ERR_INTERNAL;
+    layout_request q;
+    ccs_status_t st = read_layout_request(m, self->memory_, q);
+    if (st == CCS_OK && q.length != 0) st = CCS_ERR_INTERNAL;
     if (st != CCS_OK) return self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
-    std::vector<uint8_t> packed(static_cast<size_t>(bytes));
-    dd::copy_layouts(packed.data(), bytes, ccs_datadesc_byte_, at, count, dd);
+    std::vector<uint8_t> packed(static_cast<size_t>(q.bytes));
+    dd::copy_layouts(packed.data(), q.bytes, ccs_datadesc_byte_, q.at, q.count, q.dd);
     self->reply(m->source, reply_to, m->args[0], CCS_OK, packed.data(), packed.size());
 }
 
