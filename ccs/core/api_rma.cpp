@@ -94,8 +94,10 @@ rma_engine::operation layout_op(bool put, int target, const void *local, int64_t
     return op;
 }
 
-// Contiguous pieces of `count` elements of dd (saturating).
+// Contiguous pieces of `count` elements of dd (saturating): one where the
+// elements follow one another without a gap (count bytes of CCS_BYTE).
 int64_t pieces_of(int64_t count, ccs_datadesc_t dd) {
+    if (dd->compiled->contiguous(count)) return 1;
     int64_t pieces = 0;
     return __builtin_mul_overflow(count, dd->compiled->blocks, &pieces) ? INT64_MAX : pieces;
 }
