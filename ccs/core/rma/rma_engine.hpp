@@ -145,9 +145,10 @@ public:
     // (operation::whole): where RMA is emulated anyway, and where pieces
     // average under CCS_RMA_LAYOUT_PIECE bytes, which a transport moves
     // one by one (cross-memory attach: 100-300 ns a piece) while the
-    // target unpacks them at memory speed. Not to this process itself.
+    // target unpacks them at memory speed. Not to this process itself, and
+    // never with CCS_RMA_LAYOUT_PIECE=0.
     bool sends_layouts(bool put, int target, int64_t pieces, int64_t bytes) const {
-        if (target == rank_ || bytes == 0) return false;
+        if (target == rank_ || bytes == 0 || layout_piece_ == 0) return false;
         return emulate(target, put) || (pieces > 1 && bytes / pieces < static_cast<int64_t>(layout_piece_));
     }
 

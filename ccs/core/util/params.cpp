@@ -111,7 +111,7 @@ void param_declare_core() {
     remember("CCS_RMA_EMULATE", "0", "1: carry every put and get in active messages, even where a plugin has native RMA");
     remember("CCS_RMA_LAYOUT_PIECE", "2048",
              "datadesc put/get whose pieces average fewer bytes than this travel whole in active messages, "
-             "the target unpacking or packing its side (0: never)");
+             "the target unpacking or packing its side; also, whatever the pieces, where RMA is emulated (0: never)");
     remember("CCS_RMA_EXPOSE", "registered",
              "what implicit-key requests may reach: registered (memory this process registered) or all");
     remember("CCS_WAIT_GAP_NS", "80",
