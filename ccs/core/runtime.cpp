@@ -90,7 +90,7 @@ ccs_status_t runtime::read_settings(settings &out) {
         !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
         !param_size("CCS_TEST_BARRIER_PAUSE_MS", "ms", 60000, pause_ms, error) || !wait_gap_param(out.wait_gap, error) ||
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
-        !param_size("CCS_RMA_LAYOUT_PIECE", "bytes", SIZE_MAX, out.rma_layout_piece, error) ||
+        !param_size("CCS_RMA_LAYOUT_PIECE", "bytes", INT64_MAX, out.rma_layout_piece, error) ||
         !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
     out.barrier_pause = std::chrono::milliseconds(pause_ms);
