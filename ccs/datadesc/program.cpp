@@ -77,9 +77,11 @@ fragment repeat(fragment body, int64_t count, int64_t stride, int64_t bytes, int
         c.bytes = c.len;
         return {c};
     }
-    // A loop over an evenly stepping simple loop: one loop.
+    // A loop over an evenly stepping simple loop: one loop. (The inner
+    // loop's count times stride may not fit even where its span does.)
+    int64_t inner_span = 0;
     if (single && simple_loop(body, 0) && body[0].table < 0 && body[0].disp == 0 &&
-        body[0].count * body[0].stride == stride) {
+        !__builtin_mul_overflow(body[0].count, body[0].stride, &inner_span) && inner_span == stride) {
         fragment fused = body;
         fused[0].disp = disp;
         fused[0].count *= count;
@@ -199,6 +201,9 @@ fragment build(const node &n, std::vector<int64_t> &tables) {
     case node::kind::resized:
         return build(*n.child, tables);  // only the extent differs: the parent's stride
     case node::kind::strided: {
+        // No blocks: nothing to build, and blocklength times the child's
+        // size was never checked against overflow.
+        if (n.count == 0) return {};
         fragment one = repeat(build(*n.child, tables), n.blocklength, n.child->extent(), n.child->size, 0);
         return repeat(std::move(one), n.count, n.stride, n.blocklength * n.child->size, 0);
     }

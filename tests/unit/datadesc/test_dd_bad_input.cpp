@@ -89,6 +89,27 @@ TEST(DatadescBadInput, ExtentsWiderThan64BitsAreRefused) {
     ccs_datadesc_free(&far);
 }
 
+// Layouts that are valid but whose compilation multiplied numbers no
+// constructor had checked (found by the wire fuzzer): zero blocks of a
+// huge block length, and a loop of two blocks 2^62 + 1 apart repeated,
+// whose count times stride does not fit though its span does. They
+// commit (UBSan in CI watches the arithmetic) and keep their sizes.
+TEST(DatadescBadInput, CommitDoesNotOverflowOnUncheckedProducts) {
+    ccs_datadesc_t big = nullptr, none = nullptr, wide = nullptr, twice = nullptr;
+    ASSERT_EQ(ccs_datadesc_contiguous(int64_t{1} << 40, CCS_BYTE, &big), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_hvector(0, int64_t{1} << 40, 8, big, &none), CCS_OK);
+    EXPECT_EQ(ccs_datadesc_commit(none), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_hvector(2, 1, (int64_t{1} << 62) + 1, CCS_BYTE, &wide), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_hvector(2, 1, 5, wide, &twice), CCS_OK);
+    EXPECT_EQ(ccs_datadesc_commit(twice), CCS_OK);
+    int64_t size = -1;
+    EXPECT_EQ(ccs_datadesc_size(none, &size), CCS_OK);
+    EXPECT_EQ(size, 0);
+    EXPECT_EQ(ccs_datadesc_size(twice, &size), CCS_OK);
+    EXPECT_EQ(size, 4);
+    for (ccs_datadesc_t *d : {&big, &none, &wide, &twice}) ccs_datadesc_free(d);
+}
+
 TEST(DatadescBadInput, ByteCannotBeFreedAndFreeClearsTheHandle) {
     ccs_datadesc_t byte = CCS_BYTE;
     EXPECT_EQ(ccs_datadesc_free(&byte), CCS_ERR_INVALID_ARG);
