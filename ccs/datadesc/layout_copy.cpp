@@ -12,9 +12,8 @@ bool footprint(const ccs_datadesc_s &dd, int64_t count, int64_t &lo, int64_t &hi
     if (count == 0 || !dd.root->data) return true;
     // Element i lies at i * extent; the extent may be negative or zero.
     int64_t last = 0;
-    if (__builtin_mul_overflow(count - 1, dd.compiled->extent, &last)) return false;
-    return !__builtin_add_overflow(dd.root->data->lo, std::min<int64_t>(last, 0), &lo) &&
-           !__builtin_add_overflow(dd.root->data->hi, std::max<int64_t>(last, 0), &hi);
+    return mul(count - 1, dd.compiled->extent, last) && add(dd.root->data->lo, std::min<int64_t>(last, 0), lo) &&
+           add(dd.root->data->hi, std::max<int64_t>(last, 0), hi);
 }
 
 void copy_layouts(uint8_t *to, int64_t to_count, const ccs_datadesc_s &to_dd, const uint8_t *from,
