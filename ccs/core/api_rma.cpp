@@ -65,30 +65,32 @@ void add_pieces(rma_engine::segment_list &out, uint64_t base, int64_t count, ccs
 }
 
 // Checks a datadesc operation: both sides committed, counts not negative,
-// the same number of bytes.
-ccs_status_t check_layouts(const std::string &name, const void *local, int64_t local_count, ccs_datadesc_t local_dd,
-                           int64_t remote_count, ccs_datadesc_t remote_dd) {
-    ccs_status_t st = dd::check_handle(local_dd, name.c_str(), true);
-    if (st != CCS_OK || (st = dd::check_handle(remote_dd, name.c_str(), true)) != CCS_OK) return st;
-    if (local_count < 0 || remote_count < 0) return fail(CCS_ERR_INVALID_ARG, name + ": a count is negative");
-    int64_t local_bytes = 0, remote_bytes = 0;
-    if (__builtin_mul_overflow(local_count, local_dd->compiled->size, &local_bytes) ||
+// the same number of bytes (`bytes`, on success). The messages are built
+// only on failure.
+ccs_status_t check_layouts(const char *call, const void *local, int64_t local_count, ccs_datadesc_t local_dd,
+                           int64_t remote_count, ccs_datadesc_t remote_dd, int64_t &bytes) {
+    ccs_status_t st = dd::check_handle(local_dd, call, true);
+    if (st != CCS_OK || (st = dd::check_handle(remote_dd, call, true)) != CCS_OK) return st;
+    if (local_count < 0 || remote_count < 0)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": a count is negative");
+    int64_t remote_bytes = 0;
+    if (__builtin_mul_overflow(local_count, local_dd->compiled->size, &bytes) ||
         __builtin_mul_overflow(remote_count, remote_dd->compiled->size, &remote_bytes))
-        return fail(CCS_ERR_OVERFLOW, name + ": count times datadesc size overflows");
-    if (local_bytes != remote_bytes)
-        return fail(CCS_ERR_INVALID_ARG, name + ": the local side holds " + std::to_string(local_bytes) +
+        return fail(CCS_ERR_OVERFLOW, std::string(call) + ": count times datadesc size overflows");
+    if (bytes != remote_bytes)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": the local side holds " + std::to_string(bytes) +
                                              " bytes, the remote side " + std::to_string(remote_bytes));
-    if (local_bytes > 0 && !local) return fail(CCS_ERR_INVALID_ARG, name + ": local buffer is NULL");
+    if (bytes > 0 && !local) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": local buffer is NULL");
     return CCS_OK;
 }
 
-// A checked datadesc operation as lists of pieces, for the general path.
+// A checked datadesc operation of `bytes` bytes as lists of pieces, for
+// the general path.
 rma_engine::operation layout_op(bool put, int target, const void *local, int64_t local_count, ccs_datadesc_t local_dd,
-                                uint64_t remote, int64_t remote_count, ccs_datadesc_t remote_dd) {
+                                uint64_t remote, int64_t remote_count, ccs_datadesc_t remote_dd, int64_t bytes) {
     rma_engine::operation op;
     op.is_put = put;
     op.target = target;
-    const int64_t bytes = local_count * local_dd->compiled->size;
     add_pieces(op.local, reinterpret_cast<uintptr_t>(local), local_count, local_dd, bytes);
     add_pieces(op.remote, remote, remote_count, remote_dd, bytes);
     return op;
@@ -112,15 +114,16 @@ ccs_status_t put_or_get_layouts(const char *call, bool put, ccs_context_t handle
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
+        int64_t bytes = 0;
         ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        if (st != CCS_OK || (st = check_layouts(call, local, local_count, local_dd, remote_count, remote_dd)) != CCS_OK)
+        if (st != CCS_OK ||
+            (st = check_layouts(call, local, local_count, local_dd, remote_count, remote_dd, bytes)) != CCS_OK)
             return st;
         if (rt->rma().try_mapped_layouts(put, target, static_cast<uint8_t *>(local), local_count, *local_dd, remote,
                                          remote_count, *remote_dd, rkey, completion)) {
             rt->note_activity();
             return CCS_OK;
         }
-        const int64_t bytes = local_count * local_dd->compiled->size;
         const int64_t pieces = std::max(pieces_of(local_count, local_dd), pieces_of(remote_count, remote_dd));
         if (rt->rma().sends_layouts(put, target, pieces, bytes)) {
             rma_engine::operation op;
@@ -131,7 +134,7 @@ ccs_status_t put_or_get_layouts(const char *call, bool put, ccs_context_t handle
             return rt->rma().submit(*ctx, std::move(op), rkey, completion);
         }
         return rt->rma().submit(
-            *ctx, layout_op(put, target, local, local_count, local_dd, remote, remote_count, remote_dd), rkey,
+            *ctx, layout_op(put, target, local, local_count, local_dd, remote, remote_count, remote_dd, bytes), rkey,
             completion);
     });
 }
