@@ -159,21 +159,27 @@ void get_latency(benchmark::State &state) {
     for (auto _ : state) must(ccs_get_sync(g.ctx, 1, &value, 8, w.peer_base + 4096, w.peer_key), "get");
 }
 
+// `ops` operations issued by issue(completion), then a wait for all of them.
+template <class Issue>
+void issue_and_wait(int ops, Issue issue) {
+    ccs_counter_t done;
+    ccs_counter_init(&done);
+    const ccs_completion_t c{nullptr, nullptr, &done};
+    for (int i = 0; i < ops; ++i) issue(&c);
+    must(ccs_counter_wait(&done, static_cast<uint64_t>(ops)), "wait");
+}
+
 void bandwidth(benchmark::State &state, bool put) {
     const window &w = g.w[state.range(1)];
     const auto bytes = static_cast<size_t>(state.range(0));
     const int ops = window_ops;
     uint8_t *local = w.memory + 4096;
     const uint64_t at = w.peer_base + 4096;
-    for (auto _ : state) {
-        ccs_counter_t done;
-        ccs_counter_init(&done);
-        const ccs_completion_t c{nullptr, nullptr, &done};
-        for (int i = 0; i < ops; ++i)
-            must(put ? ccs_put(g.ctx, 1, local, bytes, at, w.peer_key, &c) : ccs_get(g.ctx, 1, local, bytes, at, w.peer_key, &c),
+    for (auto _ : state)
+        issue_and_wait(ops, [&](const ccs_completion_t *c) {
+            must(put ? ccs_put(g.ctx, 1, local, bytes, at, w.peer_key, c) : ccs_get(g.ctx, 1, local, bytes, at, w.peer_key, c),
                  put ? "put" : "get");
-        must(ccs_counter_wait(&done, static_cast<uint64_t>(ops)), "wait");
-    }
+        });
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * ops * static_cast<int64_t>(bytes));
 }
 void put_bandwidth(benchmark::State &state) { bandwidth(state, true); }
@@ -213,15 +219,12 @@ void layout_transfer(benchmark::State &state, bool put) {
     must(ccs_datadesc_commit(dd), "commit");
     uint8_t *local = w.memory + 4096;
     const uint64_t at = w.peer_base + 4096;
-    for (auto _ : state) {
-        ccs_counter_t done;
-        ccs_counter_init(&done);
-        const ccs_completion_t c{nullptr, nullptr, &done};
-        must(put ? ccs_put_datadesc(g.ctx, 1, local, pieces * len, CCS_BYTE, at, 1, dd, w.peer_key, &c)
-                 : ccs_get_datadesc(g.ctx, 1, local, pieces * len, CCS_BYTE, at, 1, dd, w.peer_key, &c),
-             put ? "put_datadesc" : "get_datadesc");
-        must(ccs_counter_wait(&done, 1), "wait");
-    }
+    for (auto _ : state)
+        issue_and_wait(1, [&](const ccs_completion_t *c) {
+            must(put ? ccs_put_datadesc(g.ctx, 1, local, pieces * len, CCS_BYTE, at, 1, dd, w.peer_key, c)
+                     : ccs_get_datadesc(g.ctx, 1, local, pieces * len, CCS_BYTE, at, 1, dd, w.peer_key, c),
+                 put ? "put_datadesc" : "get_datadesc");
+        });
     must(ccs_datadesc_free(&dd), "free");
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * pieces * len);
 }
