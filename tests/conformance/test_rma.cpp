@@ -598,7 +598,8 @@ std::vector<uint8_t> unpacked(const std::vector<uint8_t> &stream, int64_t count,
 // Where the target's memory is mapped here the data goes from one layout
 // straight into the other: contiguous on either side, both strided in a
 // few bytes or in many chunks, a layout reaching below its address, a
-// callback; elsewhere the same calls go piece by piece. The gaps stay as
+// callback; elsewhere the same calls travel whole for the target to
+// unpack, or piece by piece (CCS_RMA_LAYOUT_PIECE=0). The gaps stay as
 // they were, and a layout reaching past the key's region is refused
 // before anything moves.
 TEST_P(RmaMemory, DatadescPutAndGetEveryKindOfLayoutPair) {
