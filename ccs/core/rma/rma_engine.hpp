@@ -135,7 +135,8 @@ public:
     // try_direct: the datadesc engine copies from one layout straight into
     // the other (dd::copy_layouts), with no list of pieces, which cost
     // 100 ns a piece. False when that does not apply (nothing was done):
-    // build the lists and submit. Both layouts checked by the caller.
+    // submit, whole or as lists (sends_layouts). Both layouts checked by
+    // the caller.
     bool try_mapped_layouts(bool put, int target, uint8_t *local, int64_t local_count, const ccs_datadesc_s &local_dd,
                             uint64_t remote, int64_t remote_count, const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey,
                             const ccs_completion_t *completion);
