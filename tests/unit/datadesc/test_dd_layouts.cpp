@@ -564,6 +564,39 @@ TEST(DatadescLayout, LongRunsOfPiecesFarApartOrScattered) {
     }
 }
 
+// Columns a multiple of 1 KiB apart, 1024 to 8192 pieces: packed in lanes
+// (copy_kernels.hpp, pack_in_lanes), 16 pieces at a time plus a tail. Every
+// piece arrives in order, whole and resumed inside a piece, for counts the
+// lanes divide and not, negative strides and lengths outside the lanes too.
+TEST(DatadescLayout, ColumnsOnFewCacheSetsPackInOrder) {
+    struct column {
+        int64_t count, stride;
+    };
+    for (column c : {column{1024, 4096}, column{1024 + 5, -2048}, column{8192, 1024}, column{1024 + 15, 32768}}) {
+        for (int64_t len : {2, 4, 8, 16}) {
+            SCOPED_TRACE(std::to_string(c.count) + " pieces of " + std::to_string(len) + " B, stride " +
+                         std::to_string(c.stride));
+            const int64_t step = c.stride < 0 ? -c.stride : c.stride, span = (c.count - 1) * step + len;
+            const int64_t first = c.stride < 0 ? span - len : 0;
+            dd_handle pieces;
+            ASSERT_EQ(ccs_datadesc_hvector(c.count, len, c.stride, CCS_BYTE, pieces.out()), CCS_OK);
+            commit(pieces);
+            std::vector<uint8_t> memory(static_cast<size_t>(span)), expected;
+            for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + i / 4093);
+            for (int64_t i = 0; i < c.count; ++i)
+                for (int64_t b = 0; b < len; ++b) expected.push_back(memory[static_cast<size_t>(first + i * c.stride + b)]);
+            ASSERT_EQ(pack_all(pieces, memory.data() + first, 1), expected);
+            const auto size = static_cast<int64_t>(expected.size());
+            const int64_t from = 5 * len + 1;  // inside the sixth piece: the lanes start mid-run
+            std::vector<uint8_t> tail(static_cast<size_t>(size - from), 0);
+            int64_t done = 0;
+            ASSERT_EQ(ccs_datadesc_pack(memory.data() + first, 1, pieces, from, tail.data(), size - from, &done), CCS_OK);
+            ASSERT_EQ(done, size - from);
+            ASSERT_TRUE(std::equal(tail.begin(), tail.end(), expected.begin() + from));
+        }
+    }
+}
+
 // Ten loop levels, more than a walker holds without allocating: packing
 // from any offset with any budget still yields the typemap's bytes.
 TEST(DatadescLayout, DeepLoopNestWalksFromAnyOffset) {
