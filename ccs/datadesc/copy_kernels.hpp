@@ -21,6 +21,9 @@ enum class direction { pack, unpack };
 struct strided {
     int64_t stride;
     int64_t operator()(int64_t i) const { return i * stride; }
+    // How far apart pieces are, whichever way they step (a column walked
+    // backwards misses as one walked forwards does); INT64_MIN saturates.
+    int64_t apart() const { return stride >= 0 ? stride : stride == INT64_MIN ? INT64_MAX : -stride; }
 };
 struct listed {
     const int64_t *offsets;
@@ -261,7 +264,7 @@ inline void copy_apart(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
     if constexpr (std::is_same_v<At, strided>) {
         if constexpr (D == direction::pack && Len >= 4)
             if (few_cache_sets(at.stride, count)) return pack_in_lanes<Len>(mem, stream, count, at.stride);
-        if (at.stride >= prefetch_min_stride && count >= l2_outgrown_pieces && (D == direction::pack || Len > 8))
+        if (at.apart() >= prefetch_min_stride && count >= l2_outgrown_pieces && (D == direction::pack || Len > 8))
             return copy_prefetching<D, Len, Fp>(mem, stream, count, at, prefetch_strided_ahead);
         // Packing pieces far apart, TLB misses bound the loop, and, where
         // there are too few to prefetch, a loop that ends on the memory
@@ -271,7 +274,7 @@ inline void copy_apart(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
         // 0.94-1.00 and 0.97-0.98, this form 1.00-1.02 and 0.97-1.00).
         // Pieces close together unpack 3-4 % slower this way (vector of
         // 8 B at stride 16), so only far ones take it.
-        if (D == direction::pack && at.stride > 512) {
+        if (D == direction::pack && at.apart() > 512) {
             for (const uint8_t *end = mem + count * at.stride; mem != end; mem += at.stride, stream += Len)
                 move_fixed<D, Len, Fp>(mem, stream);
             return;
@@ -290,7 +293,7 @@ inline void copy_fixed(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
         // store them at once, as a compiler does for a hand loop with a
         // constant stride; stores, not loads, bound this loop. Far apart,
         // the loads miss and merging them costs more than it saves.
-        if (at.stride <= 512) {
+        if (at.apart() <= 512) {
             constexpr int64_t group = 16 / Len;
             int64_t i = 0;
             for (; i + group <= count; i += group, stream += 16) {
