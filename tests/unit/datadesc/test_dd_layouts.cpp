@@ -564,15 +564,17 @@ TEST(DatadescLayout, LongRunsOfPiecesFarApartOrScattered) {
     }
 }
 
-// Columns a multiple of 1 KiB apart, 1024 to 8192 pieces: packed in lanes
-// (copy_kernels.hpp, pack_in_lanes), 16 pieces at a time plus a tail. Every
-// piece arrives in order, whole and resumed inside a piece, for counts the
-// lanes divide and not, negative strides and lengths outside the lanes too.
-TEST(DatadescLayout, ColumnsOnFewCacheSetsPackInOrder) {
+// Columns far apart, forwards and backwards: a multiple of 1 KiB apart and
+// 1024 to 8192 pieces, packed in lanes (copy_kernels.hpp, pack_in_lanes),
+// 16 pieces at a time plus a tail; 8192 or more 1032 B apart backwards,
+// prefetched. Every piece arrives in order, whole and resumed inside a
+// piece, for counts the lanes divide and not, lengths outside the lanes too.
+TEST(DatadescLayout, ColumnsFarApartPackInOrderEitherWay) {
     struct column {
         int64_t count, stride;
     };
-    for (column c : {column{1024, 4096}, column{1024 + 5, -2048}, column{8192, 1024}, column{1024 + 15, 32768}}) {
+    for (column c : {column{1024, 4096}, column{1024 + 5, -2048}, column{8192, 1024}, column{1024 + 15, 32768},
+                     column{8192 + 37, -1032}}) {
         for (int64_t len : {2, 4, 8, 16}) {
             SCOPED_TRACE(std::to_string(c.count) + " pieces of " + std::to_string(len) + " B, stride " +
                          std::to_string(c.stride));
