@@ -197,12 +197,13 @@ static ccs_status_t read_layout_request(const ccs_am_message_t *m, const memory_
     const auto *p = static_cast<const uint8_t *>(m->payload);
     if (dd::layout_from_bytes(p, m->args[3], q.dd) != CCS_OK) return CCS_ERR_INTERNAL;
     q.count = static_cast<int64_t>(m->args[2]);
-    int64_t lo = 0, hi = 0, span = 0;
-    if (__builtin_mul_overflow(q.count, q.dd.size, &q.bytes) || !dd::footprint(q.dd, q.count, lo, hi) ||
-        __builtin_sub_overflow(hi, lo, &span))
-        return CCS_ERR_INTERNAL;
-    const uint64_t first = m->args[1] + static_cast<uint64_t>(lo);
-    if ((lo < 0) != (first < m->args[1])) return CCS_ERR_NOT_REGISTERED;
+    if (__builtin_mul_overflow(q.count, q.dd.size, &q.bytes)) return CCS_ERR_INTERNAL;
+    uint64_t first = 0, span = 0;
+    switch (place_layout(q.dd, q.count, m->args[1], first, span)) {
+    case layout_fit::too_wide: return CCS_ERR_INTERNAL;
+    case layout_fit::outside: return CCS_ERR_NOT_REGISTERED;
+    case layout_fit::fits: break;
+    }
     if (span > 0 && !memory.covering(first, static_cast<size_t>(span)) && !memory.expose_all)
         return CCS_ERR_NOT_REGISTERED;
     q.at = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(m->args[1]));

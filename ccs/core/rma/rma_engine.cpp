@@ -26,17 +26,6 @@ std::string describe_range(uint64_t address, uint64_t length) {
     return out;
 }
 
-// The addresses `count` elements of a remote layout starting at `address`
-// touch: [first, first + span); false when they do not fit in the 64-bit
-// address space (below 0 or past its end).
-bool remote_footprint(const ccs_datadesc_s &dd, int64_t count, uint64_t address, uint64_t &first, uint64_t &span) {
-    int64_t lo = 0, hi = 0, width = 0;
-    if (!dd::footprint(dd, count, lo, hi) || __builtin_sub_overflow(hi, lo, &width)) return false;
-    first = address + static_cast<uint64_t>(lo);
-    span = static_cast<uint64_t>(width);
-    return (lo < 0) == (first < address) && first <= UINT64_MAX - span;
-}
-
 // The refusals of a key handle, shared by the calls that take one.
 // `call`: "ccs_rkey_ptr: " and the like, or "" where the caller adds it.
 [[gnu::cold]] ccs_status_t unknown_key(const char *call, uint64_t id) {
@@ -50,6 +39,14 @@ bool remote_footprint(const ccs_datadesc_s &dd, int64_t count, uint64_t address,
 }
 
 }  // namespace
+
+layout_fit place_layout(const ccs_datadesc_s &dd, int64_t count, uint64_t address, uint64_t &first, uint64_t &span) {
+    int64_t lo = 0, hi = 0, width = 0;
+    if (!dd::footprint(dd, count, lo, hi) || __builtin_sub_overflow(hi, lo, &width)) return layout_fit::too_wide;
+    first = address + static_cast<uint64_t>(lo);
+    span = static_cast<uint64_t>(width);
+    return (lo < 0) == (first < address) && first <= UINT64_MAX - span ? layout_fit::fits : layout_fit::outside;
+}
 
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
                        int rank, bool force_emulation, size_t layout_piece)
@@ -181,7 +178,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     if (r.op.whole && bytes > 0) {  // the hull of what the remote layout touches
         const layouts &w = *r.op.whole;
         uint64_t span = 0;
-        if (!remote_footprint(w.remote_dd, w.remote_count, w.remote, r.lo, span))
+        if (place_layout(w.remote_dd, w.remote_count, w.remote, r.lo, span) != layout_fit::fits)
             return fail(CCS_ERR_OUT_OF_RANGE, "the remote layout at " + std::to_string(w.remote) +
                                                   " reaches beyond the address space");
         r.hi = r.lo + span;
@@ -301,7 +298,7 @@ bool rma_engine::try_mapped_layouts(bool put, int target, uint8_t *local, int64_
     // Every byte the remote layout touches must lie in the key's region;
     // where not, the general path says which piece does not.
     uint64_t first = 0, span = 0;
-    if (!remote_footprint(remote_dd, remote_count, remote, first, span) || span == 0 ||
+    if (place_layout(remote_dd, remote_count, remote, first, span) != layout_fit::fits || span == 0 ||
         !range_holds(k->base, k->length, first, span))
         return false;
     // Where `remote` is mapped, as an integer: with a negative lower bound

@@ -46,6 +46,14 @@ struct rma_stats {
 // into plugin_key; null plugin_key: active messages carry the accesses.
 ccs_status_t key_from_contents(const key_contents &c, int owner, int rank, transport *route, void *&plugin_key);
 
+// Where `count` elements of a layout placed at `address` lie, as
+// addresses: [first, first + span). too_wide: the layout's own reach does
+// not fit in 64 bits; outside: it starts below address 0 or ends past the
+// address space. The initiator (submit, try_mapped_layouts) and the target
+// of a whole operation (rma_am.cpp) both place the remote layout so.
+enum class layout_fit { fits, too_wide, outside };
+layout_fit place_layout(const ccs_datadesc_s &dd, int64_t count, uint64_t address, uint64_t &first, uint64_t &span);
+
 class rma_engine final : public rma_sink {
 public:
     // route[p]: the transport reaching rank p (null for self).
