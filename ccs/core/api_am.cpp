@@ -1,6 +1,6 @@
 // C entry points: active messages, progress, barrier, statistics.
 #include "api_guard.hpp"
-#include "handle.hpp"
+#include "datadesc/handle.hpp"
 
 using namespace ccs;
 

@@ -1,8 +1,8 @@
 // C entry points: memory registration, remote keys, counters, put, get and
 // fences (ccs/rma.h).
 #include "api_guard.hpp"
-#include "handle.hpp"
-#include "walker.hpp"
+#include "datadesc/handle.hpp"
+#include "datadesc/walker.hpp"
 
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>

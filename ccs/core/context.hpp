@@ -4,7 +4,7 @@
 // never reused; handles are ids, so a stale handle is detected, not followed.
 #pragma once
 
-#include "am/reorder_buffer.hpp"
+#include "core/am/reorder_buffer.hpp"
 #include "util/byte_pool.hpp"
 
 #include <ccs/ccs.h>

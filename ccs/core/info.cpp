@@ -1,7 +1,7 @@
 // ccs_info_print: what the library would do here, and why. Needs no
 // ccs_init, so it can explain why ccs_init fails.
 #include "api_guard.hpp"
-#include "plugin/transport_selection.hpp"
+#include "core/plugin/transport_selection.hpp"
 #include "util/params.hpp"
 #include "util/poll_gap.hpp"
 

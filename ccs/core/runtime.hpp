@@ -3,12 +3,12 @@
 // ccs_init (reference counted).
 #pragma once
 
-#include "am/am_engine.hpp"
+#include "core/am/am_engine.hpp"
 #include "barrier_arrivals.hpp"
-#include "bootstrap/bootstrap.hpp"
+#include "core/bootstrap/bootstrap.hpp"
 #include "context.hpp"
-#include "memory/memory_registry.hpp"
-#include "rma/rma_engine.hpp"
+#include "core/memory/memory_registry.hpp"
+#include "core/rma/rma_engine.hpp"
 #include "util/backoff.hpp"
 #include "util/poll_gap.hpp"
 #include "util/tick_clock.hpp"

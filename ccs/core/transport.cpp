@@ -1,6 +1,6 @@
 #include "transport.hpp"
 
-#include "memory/shared_allocation.hpp"
+#include "core/memory/shared_allocation.hpp"
 
 #include "util/log.hpp"
 #include "util/params.hpp"

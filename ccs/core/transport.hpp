@@ -2,8 +2,8 @@
 // its state after init, and the services the core hands it.
 #pragma once
 
-#include "bootstrap/bootstrap.hpp"
-#include "plugin/plugin_loader.hpp"
+#include "core/bootstrap/bootstrap.hpp"
+#include "core/plugin/plugin_loader.hpp"
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 

@@ -1,6 +1,6 @@
 #include "wireup.hpp"
 
-#include "plugin/transport_selection.hpp"
+#include "core/plugin/transport_selection.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"
 #include "util/params.hpp"

@@ -5,7 +5,7 @@
 // the same message instead of leaving some waiting forever.
 #pragma once
 
-#include "bootstrap/bootstrap.hpp"
+#include "core/bootstrap/bootstrap.hpp"
 #include "transport.hpp"
 
 #include <memory>

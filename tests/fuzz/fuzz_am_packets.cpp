@@ -9,8 +9,8 @@
 //   - destroying every context leaves no message half received.
 // Fragment totals are either small or beyond what the engine accepts, so
 // every run stays within a few MiB.
-#include "am/am_engine.hpp"
-#include "context.hpp"
+#include "core/am/am_engine.hpp"
+#include "core/context.hpp"
 #include "fuzz_input.hpp"
 
 #include <cstdint>

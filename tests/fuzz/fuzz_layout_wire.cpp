@@ -6,8 +6,8 @@
 //   - a small accepted layout packs exactly its size from memory covering
 //     its footprint, and copies into contiguous bytes as it packs.
 #include "fuzz_input.hpp"
-#include "layout_copy.hpp"
-#include "layout_wire.hpp"
+#include "datadesc/layout_copy.hpp"
+#include "datadesc/layout_wire.hpp"
 
 #include <ccs/datadesc.h>
 

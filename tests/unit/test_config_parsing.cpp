@@ -1,6 +1,6 @@
-#include "plugin/transport_selection.hpp"
+#include "core/plugin/transport_selection.hpp"
 #include "util/params.hpp"
-#include "bootstrap/bootstrap.hpp"
+#include "core/bootstrap/bootstrap.hpp"
 #include "util/serialize.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Tables grow append-only: a plugin built against an older, smaller table
 // gets typed stubs for what it does not have, and the core never reads past
 // the size the plugin declared.
-#include "plugin/plugin_table.hpp"
+#include "core/plugin/plugin_table.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The registration cache, counted by its backend's calls: hits make none,
 // misses merge what they overlap or touch, unused regions stay until the
 // threshold, and a reported limit evicts and retries.
-#include "memory/registration_cache.hpp"
+#include "core/memory/registration_cache.hpp"
 
 #include <gtest/gtest.h>
 

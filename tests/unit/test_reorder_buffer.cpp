@@ -1,4 +1,4 @@
-#include "am/reorder_buffer.hpp"
+#include "core/am/reorder_buffer.hpp"
 
 #include <gtest/gtest.h>
 

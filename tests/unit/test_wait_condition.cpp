@@ -5,7 +5,7 @@
 // matching steady_clock.
 #include "util/poll_gap.hpp"
 #include "util/tick_clock.hpp"
-#include "wait_condition.hpp"
+#include "core/wait_condition.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include "rendezvous.hpp"
 
-#include "bootstrap/ccsrun_protocol.hpp"
+#include "core/bootstrap/ccsrun_protocol.hpp"
 
 #include <cstdio>
 #include <cstdlib>

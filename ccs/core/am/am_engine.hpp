@@ -4,10 +4,10 @@
 // transport does not order, deferred completion callbacks, self delivery.
 #pragma once
 
-#include "am/am_wire.hpp"
-#include "context.hpp"
-#include "program.hpp"
-#include "transport.hpp"
+#include "core/am/am_wire.hpp"
+#include "core/context.hpp"
+#include "datadesc/program.hpp"
+#include "core/transport.hpp"
 
 #include <ccs/ccs.h>
 

@@ -1,6 +1,6 @@
 // Receive side of the AM engine: packet validation, reassembly of
 // fragments, reorder by sequence number, handler dispatch, self delivery.
-#include "am/am_engine.hpp"
+#include "core/am/am_engine.hpp"
 
 #include "util/log.hpp"
 

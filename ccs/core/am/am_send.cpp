@@ -1,9 +1,9 @@
 // Send side of the AM engine: fast path straight into the transport, a FIFO
 // queue per peer when the transport pushes back, fragmentation of payloads
 // larger than the transport's packet.
-#include "am/am_engine.hpp"
+#include "core/am/am_engine.hpp"
 
-#include "copy_kernels.hpp"
+#include "datadesc/copy_kernels.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"

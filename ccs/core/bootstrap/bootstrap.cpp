@@ -1,4 +1,4 @@
-#include "bootstrap/bootstrap.hpp"
+#include "core/bootstrap/bootstrap.hpp"
 
 #include <cstdio>
 #include <cstdlib>

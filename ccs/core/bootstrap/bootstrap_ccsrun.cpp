@@ -1,7 +1,7 @@
 // Bootstrap under tools/ccsrun: rank, size and job id come from the
 // environment; allgather goes through ccsrun's Unix socket.
-#include "bootstrap/bootstrap.hpp"
-#include "bootstrap/ccsrun_protocol.hpp"
+#include "core/bootstrap/bootstrap.hpp"
+#include "core/bootstrap/ccsrun_protocol.hpp"
 #include "util/error.hpp"
 #include "util/params.hpp"
 

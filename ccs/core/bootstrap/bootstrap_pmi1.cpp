@@ -1,8 +1,8 @@
 // Bootstrap through the PMI-1 wire protocol on the socket in PMI_FD (MPICH's
 // hydra mpiexec). Lines of "cmd=... key=value" text; values are limited in
 // length and character set, so blobs travel hex-encoded in chunks.
-#include "bootstrap/bootstrap.hpp"
-#include "bootstrap/ccsrun_protocol.hpp"
+#include "core/bootstrap/bootstrap.hpp"
+#include "core/bootstrap/ccsrun_protocol.hpp"
 #include "util/error.hpp"
 
 #include <cstdlib>

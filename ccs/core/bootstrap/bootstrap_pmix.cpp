@@ -1,6 +1,6 @@
 // Bootstrap through a PMIx server (Open MPI's mpirun, PRRTE, Slurm):
 // allgather = PMIx_Put + PMIx_Commit + PMIx_Fence(collect) + PMIx_Get.
-#include "bootstrap/bootstrap.hpp"
+#include "core/bootstrap/bootstrap.hpp"
 #include "util/error.hpp"
 
 #include <pmix.h>

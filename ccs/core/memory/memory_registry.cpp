@@ -1,6 +1,6 @@
-#include "memory/memory_registry.hpp"
+#include "core/memory/memory_registry.hpp"
 
-#include "memory/shared_allocation.hpp"
+#include "core/memory/shared_allocation.hpp"
 #include "util/error.hpp"
 #include "util/range.hpp"
 #include "util/serialize.hpp"

@@ -4,8 +4,8 @@
 // key requests.
 #pragma once
 
-#include "memory/registration_cache.hpp"
-#include "transport.hpp"
+#include "core/memory/registration_cache.hpp"
+#include "core/transport.hpp"
 
 #include <ccs/rma.h>
 

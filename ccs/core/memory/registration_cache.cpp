@@ -1,4 +1,4 @@
-#include "memory/registration_cache.hpp"
+#include "core/memory/registration_cache.hpp"
 
 #include <unistd.h>
 

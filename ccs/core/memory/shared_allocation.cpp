@@ -1,4 +1,4 @@
-#include "memory/shared_allocation.hpp"
+#include "core/memory/shared_allocation.hpp"
 
 #include "util/error.hpp"
 #include "util/range.hpp"

@@ -1,4 +1,4 @@
-#include "plugin/plugin_loader.hpp"
+#include "core/plugin/plugin_loader.hpp"
 
 #include "util/params.hpp"
 

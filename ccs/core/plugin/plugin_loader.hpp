@@ -3,7 +3,7 @@
 // libccs.so (build tree and install tree alike), then the install directory.
 #pragma once
 
-#include "plugin/plugin_table.hpp"
+#include "core/plugin/plugin_table.hpp"
 
 #include <ccs/ccs.h>
 

@@ -1,4 +1,4 @@
-#include "plugin/plugin_table.hpp"
+#include "core/plugin/plugin_table.hpp"
 
 #include <cstddef>
 

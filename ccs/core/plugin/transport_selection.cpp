@@ -1,4 +1,4 @@
-#include "plugin/transport_selection.hpp"
+#include "core/plugin/transport_selection.hpp"
 
 #include <algorithm>
 

@@ -13,11 +13,11 @@
 //   key request  args {token, addr, length}
 //   key reply    args {token, status}        payload: packed key
 //   key revoked  args {handle}               (the owner deregistered it)
-#include "rma/rma_engine.hpp"
+#include "core/rma/rma_engine.hpp"
 
-#include "layout_copy.hpp"
-#include "layout_wire.hpp"
-#include "rma/segments.hpp"
+#include "datadesc/layout_copy.hpp"
+#include "datadesc/layout_wire.hpp"
+#include "core/rma/segments.hpp"
 #include "util/error.hpp"
 #include "util/range.hpp"
 

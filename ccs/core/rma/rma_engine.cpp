@@ -1,7 +1,7 @@
-#include "rma/rma_engine.hpp"
+#include "core/rma/rma_engine.hpp"
 
-#include "layout_copy.hpp"
-#include "rma/segments.hpp"
+#include "datadesc/layout_copy.hpp"
+#include "core/rma/segments.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"

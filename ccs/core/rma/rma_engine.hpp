@@ -7,12 +7,12 @@
 // progress; fences wait for a context's outstanding operations.
 #pragma once
 
-#include "am/am_engine.hpp"
-#include "context.hpp"
-#include "copy_kernels.hpp"
-#include "handle.hpp"
-#include "memory/memory_registry.hpp"
-#include "transport.hpp"
+#include "core/am/am_engine.hpp"
+#include "core/context.hpp"
+#include "datadesc/copy_kernels.hpp"
+#include "datadesc/handle.hpp"
+#include "core/memory/memory_registry.hpp"
+#include "core/transport.hpp"
 #include "util/fence.hpp"
 #include "util/handle_table.hpp"
 #include "util/range.hpp"

@@ -1,6 +1,6 @@
 // Bad input to datadesc calls: clear errors, nothing written.
 #include "dd_helpers.hpp"
-#include "layout_wire.hpp"
+#include "datadesc/layout_wire.hpp"
 
 #include <climits>
 #include <cstring>

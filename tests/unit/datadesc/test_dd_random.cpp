@@ -15,8 +15,8 @@
 // Fixed seeds here; CCS_DATADESC_SEED=<n> and CCS_DATADESC_ROUNDS=<n> run
 // others for longer.
 #include "dd_helpers.hpp"
-#include "layout_copy.hpp"
-#include "layout_wire.hpp"
+#include "datadesc/layout_copy.hpp"
+#include "datadesc/layout_wire.hpp"
 
 #include <algorithm>
 #include <cstdint>
