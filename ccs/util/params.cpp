@@ -48,24 +48,6 @@ std::string param_get(const std::string &name, const std::string &default_value,
     return v ? std::string(v) : default_value;
 }
 
-bool parse_size(const std::string &text, size_t &value) {
-    if (text.empty()) return false;
-    errno = 0;
-    char *end = nullptr;
-    const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
-    if (errno != 0 || end == text.c_str() || text[0] == '-') return false;
-    unsigned long long mult = 1;
-    const std::string suffix(end);
-    if (suffix.empty()) mult = 1;
-    else if (suffix == "k" || suffix == "K") mult = 1ull << 10;
-    else if (suffix == "m" || suffix == "M") mult = 1ull << 20;
-    else if (suffix == "g" || suffix == "G") mult = 1ull << 30;
-    else return false;
-    if (n > ~0ull / mult) return false;
-    value = static_cast<size_t>(n * mult);
-    return true;
-}
-
 bool param_size(const std::string &name, const char *unit, size_t max, size_t &value, std::string &error) {
     std::string text, default_value;
     if (!declared_text(name, text, default_value, error)) return false;

@@ -2,6 +2,8 @@
 // that ccs_info can list each one with its meaning and current value.
 #pragma once
 
+#include "parse_size.hpp"
+
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -17,9 +19,6 @@ struct param_info {
 // Value of environment variable `name`, or `default_value` when unset.
 std::string param_get(const std::string &name, const std::string &default_value,
                       const std::string &description);
-
-// Parses a size such as 4096, 64k, 8M, 1G. Returns false on junk.
-bool parse_size(const std::string &text, size_t &value);
 
 // A numeric parameter the core declared (param_declare_core holds its
 // default): its value in parse_size syntax, at most `max`. False on junk or

@@ -1,62 +1,55 @@
-// Attributes and configuration of the shm plugin.
-#include "shm_state.hpp"
+// Configuration and attributes of the shm plugin.
+#include "shm_plugin.hpp"
 
-#include <cstdlib>
+#include <cstdio>
+
+#include <unistd.h>
 
 namespace ccs::shm {
-namespace {
 
-bool parse_bytes(const char *text, size_t &out) {
-    if (!text || !*text) return false;
-    char *end = nullptr;
-    const unsigned long long v = std::strtoull(text, &end, 10);
-    unsigned long long mult = 1;
-    if (*end == 'k' || *end == 'K') mult = 1ull << 10, ++end;
-    else if (*end == 'm' || *end == 'M') mult = 1ull << 20, ++end;
-    if (*end != '\0' || text[0] == '-' || v > (1ull << 40) / mult) return false;
-    out = static_cast<size_t>(v * mult);
-    return true;
+bool shm_plugin::read_config(const plugin::core_services &core, config &out, std::string &reason) {
+    if (!core.param_size("RING_SIZE", "256k",
+                         "bytes per ring (one ring per ordered pair of local processes); power of two", 16u << 10,
+                         1u << 30, out.ring_capacity, reason, "a power of two from 16k to 1G"))
+        return false;
+    if ((out.ring_capacity & (out.ring_capacity - 1)) != 0) {
+        reason = core.variable("RING_SIZE") + "='" + std::to_string(out.ring_capacity) +
+                 "' must be a power of two from 16k to 1G";
+        return false;
+    }
+    if (!core.param_size("MAX_PACKET", "32k", "largest AM packet; bigger payloads are fragmented by the core", 256,
+                         ring_max_record(out.ring_capacity), out.max_packet, reason,
+                         "from 256 bytes to a quarter of CCS_SHM_RING_SIZE minus 16"))
+        return false;
+    out.shuffle = core.param("TEST_SHUFFLE", "0", "1: test mode, deliver out of order to exercise the core's reordering") == "1";
+    out.deny_cma = core.param("TEST_DENY_CMA", "0", "1: test mode, act as if the kernel refused cross-memory attach") == "1";
+    out.refuse_marked = core.param("TEST_REFUSE_MARKED", "0",
+                                   "1: test mode, refuse every packet ending in \"REFUSED!\" with a transport error") == "1";
+    return core.param_choice<bulk_copy::method>("BULK_COPY", "auto",
+                                                "copies of 1 MiB and more to and from mapped peer memory: auto "
+                                                "(time both ways on the first ones), memcpy or movsb",
+                                                {{"auto", bulk_copy::method::trial},
+                                                 {"memcpy", bulk_copy::method::memcpy},
+                                                 {"movsb", bulk_copy::method::movsb}},
+                                                out.bulk, reason);
 }
 
-}  // namespace
-
-bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::string &reason) {
-    const char *ring = services.param_get(services.core, "RING_SIZE", "256k",
-                                          "bytes per ring (one ring per ordered pair of local processes); power of two");
-    if (!parse_bytes(ring, out.ring_capacity) || out.ring_capacity < (16u << 10) ||
-        out.ring_capacity > (1u << 30) || (out.ring_capacity & (out.ring_capacity - 1)) != 0) {
-        reason = std::string("CCS_SHM_RING_SIZE='") + ring + "' must be a power of two from 16k to 1G";
-        return false;
+ccs_plugin_status_t shm_plugin::query(const plugin::core_services &core, const config &cfg,
+                                      ccs_plugin_attr_v1_t &attr) {
+    if (::access("/dev/shm", W_OK) != 0) {
+        core.log(CCS_PLUGIN_LOG_INFO, "/dev/shm is not writable");
+        return CCS_PLUGIN_ERR_NO_DEVICE;
     }
-    const char *packet = services.param_get(services.core, "MAX_PACKET", "32k",
-                                            "largest AM packet; bigger payloads are fragmented by the core");
-    if (!parse_bytes(packet, out.max_packet) || out.max_packet < 256 ||
-        out.max_packet > ring_max_record(out.ring_capacity)) {
-        reason = std::string("CCS_SHM_MAX_PACKET='") + packet +
-                 "' must be from 256 bytes to a quarter of CCS_SHM_RING_SIZE minus 16";
-        return false;
-    }
-    const char *shuffle = services.param_get(services.core, "TEST_SHUFFLE", "0",
-                                             "1: test mode, deliver out of order to exercise the core's reordering");
-    out.shuffle = std::string(shuffle) == "1";
-    const char *deny = services.param_get(services.core, "TEST_DENY_CMA", "0",
-                                          "1: test mode, act as if the kernel refused cross-memory attach");
-    out.deny_cma = std::string(deny) == "1";
-    const char *refuse = services.param_get(services.core, "TEST_REFUSE_MARKED", "0",
-                                            "1: test mode, refuse every packet ending in \"REFUSED!\" with a "
-                                            "transport error");
-    out.refuse_marked = std::string(refuse) == "1";
-    const std::string bulk = services.param_get(services.core, "BULK_COPY", "auto",
-                                                "copies of 1 MiB and more to and from mapped peer memory: auto "
-                                                "(time both ways on the first ones), memcpy or movsb");
-    if (bulk == "auto") out.bulk = bulk_copy::method::trial;
-    else if (bulk == "memcpy") out.bulk = bulk_copy::method::memcpy;
-    else if (bulk == "movsb") out.bulk = bulk_copy::method::movsb;
-    else {
-        reason = "CCS_SHM_BULK_COPY='" + bulk + "' must be auto, memcpy or movsb";
-        return false;
-    }
-    return true;
+    attr.caps = CCS_PLUGIN_CAP_AM | CCS_PLUGIN_CAP_PUT | CCS_PLUGIN_CAP_GET |
+                (cfg.shuffle ? 0 : CCS_PLUGIN_CAP_AM_ORDERED);
+    attr.scope = CCS_PLUGIN_SCOPE_NODE;
+    attr.priority = 100;
+    attr.am_max_packet = cfg.max_packet;
+    std::snprintf(attr.description, sizeof attr.description,
+                  "POSIX shm: SPSC rings of %zu KiB per process pair; put/get by cross-memory attach%s%s%s",
+                  cfg.ring_capacity >> 10, cfg.shuffle ? " (TEST_SHUFFLE)" : "",
+                  cfg.deny_cma ? " (TEST_DENY_CMA)" : "", cfg.refuse_marked ? " (TEST_REFUSE_MARKED)" : "");
+    return CCS_PLUGIN_OK;
 }
 
 }  // namespace ccs::shm

@@ -1,6 +1,6 @@
 // Endpoints of the shm plugin: who is local, segment creation and attach,
 // ring ends per local peer.
-#include "shm_state.hpp"
+#include "shm_plugin.hpp"
 
 #include <cstring>
 
@@ -8,8 +8,8 @@
 
 namespace ccs::shm {
 
-state::state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
-    : services_(services), cfg_(cfg), rank_(job.rank), job_id_(job.job_id ? job.job_id : ""),
+shm_plugin::shm_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
+    : core_(services, name), cfg_(cfg), rank_(job.rank), job_id_(job.job_id ? job.job_id : ""),
       bulk_copy_(cfg.bulk) {
     const uint32_t my_node = job.node_of_rank[job.rank];
     local_index_.assign(static_cast<size_t>(job.size), -1);
@@ -23,11 +23,11 @@ state::state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t
     segment_name_ = segment_name(job_id_, my_node);
 }
 
-void state::log(int32_t level, const std::string &message) const {
-    services_.log(services_.core, level, message.c_str());
+void shm_plugin::log(int32_t level, const std::string &message) const {
+    core_.log(level, message);
 }
 
-ccs_plugin_status_t state::init() {
+ccs_plugin_status_t shm_plugin::init() {
     if (local_ranks_.size() < 2 || !leader_) return CCS_PLUGIN_OK;  // attach happens in connect
     const std::string err =
         segment_.create(segment_name_, static_cast<uint32_t>(local_ranks_.size()), cfg_.ring_capacity);
@@ -40,14 +40,14 @@ ccs_plugin_status_t state::init() {
 
 // Every process publishes one byte: 1 if it can take part. The segment name
 // is derived from the job id, which every process already knows.
-ccs_plugin_status_t state::address(void *buffer, size_t *length) const {
+ccs_plugin_status_t shm_plugin::address(void *buffer, size_t *length) const {
     if (*length < 1) return CCS_PLUGIN_ERR_INVALID;
     static_cast<uint8_t *>(buffer)[0] = 1;
     *length = 1;
     return CCS_PLUGIN_OK;
 }
 
-ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *lengths) {
+ccs_plugin_status_t shm_plugin::connect(const void *const *addresses, const size_t *lengths) {
     const auto n = static_cast<uint32_t>(local_ranks_.size());
     present_.assign(n, false);
     failed_.assign(n, false);
@@ -79,13 +79,13 @@ ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *l
     return CCS_PLUGIN_OK;
 }
 
-bool state::reachable(int32_t peer) const {
+bool shm_plugin::reachable(int32_t peer) const {
     if (peer < 0 || static_cast<size_t>(peer) >= local_index_.size()) return false;
     const int32_t local = local_index_[static_cast<size_t>(peer)];
     return local >= 0 && static_cast<uint32_t>(local) != me_ && present_[static_cast<size_t>(local)];
 }
 
-ccs_plugin_status_t state::wireup_complete() {
+ccs_plugin_status_t shm_plugin::wireup_complete() {
     const std::string err = segment_.unlink();  // everyone has attached
     if (!err.empty()) {
         log(CCS_PLUGIN_LOG_WARN, err);

@@ -1,6 +1,6 @@
 // Sending: one packet becomes one ring record, copied straight from the
 // caller's pieces.
-#include "shm_state.hpp"
+#include "shm_plugin.hpp"
 
 #include <cstring>
 
@@ -15,7 +15,7 @@ bool ends_with_refuse_mark(const ccs_plugin_iov_v1_t &last) {
 
 }  // namespace
 
-ccs_plugin_status_t state::send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
+ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
     if (!reachable(peer) || count > 4) return CCS_PLUGIN_ERR_INVALID;
     const auto local = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
     if (failed_[local]) return CCS_PLUGIN_ERR_PEER_FAILED;

@@ -1,41 +1,32 @@
 // Polling: drain each inbound ring in turn, a bounded batch per ring so
 // one busy sender cannot starve the others.
-#include "shm_state.hpp"
+#include "shm_plugin.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <string>
-
-#include <signal.h>
 
 namespace ccs::shm {
 namespace {
 constexpr int batch = 32;
-// Liveness: look at the clock every 4096 polls, at the peers every 100 ms.
-constexpr uint32_t polls_per_clock_read = 4096;
-constexpr auto check_interval = std::chrono::milliseconds(100);
 }  // namespace
 
-void state::check_peers_alive() {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_check_ < check_interval) return;
-    last_check_ = now;
+void shm_plugin::check_peers_alive() {
     for (uint32_t peer = 0; peer < present_.size(); ++peer) {
         if (!present_[peer] || failed_[peer]) continue;
         const int32_t pid = segment_.pid(peer).load(std::memory_order_acquire);
         // Attached peers publish their pid before the wire-up completes; a
         // zero means it never got that far, which is also a failure.
-        if (pid != 0 && (::kill(pid, 0) == 0 || errno != ESRCH)) continue;
+        if (pid != 0 && plugin::process_exists(pid)) continue;
         // Stop sending; keep polling: what it sent before dying still counts.
         failed_[peer] = true;
         const std::string why = "process " + std::to_string(pid) + " (local " + std::to_string(peer) + ") is gone";
-        services_.peer_failed(services_.core, local_ranks_[peer], why.c_str());
+        core_.peer_failed(local_ranks_[peer], why);
     }
 }
 
 // Called on every ccs_progress, mostly idle: a list of the connected peers
 // and no division, so an idle poll is a load per peer and little else.
-int32_t state::progress() {
+int32_t shm_plugin::progress() {
     const auto n = static_cast<uint32_t>(polled_.size());
     int32_t events = 0;
     uint32_t at = poll_start_;
@@ -48,24 +39,21 @@ int32_t state::progress() {
         }
         const int32_t source = local_ranks_[peer];
         events += from_[peer].poll(
-            [&](const uint8_t *data, size_t length) { services_.am_deliver(services_.core, source, data, length); },
+            [&](const uint8_t *data, size_t length) { core_.deliver(source, data, length); },
             batch);
     }
     poll_start_ = poll_start_ + 1 >= n ? 0 : poll_start_ + 1;
-    if (++polls_since_check_ >= polls_per_clock_read) {
-        polls_since_check_ = 0;
-        check_peers_alive();
-    }
+    if (liveness_.due()) check_peers_alive();
     return events;
 }
 
-int32_t state::poll_shuffled(uint32_t peer) {
+int32_t shm_plugin::poll_shuffled(uint32_t peer) {
     shuffle_batch_.clear();
     const int got = from_[peer].poll(
         [&](const uint8_t *data, size_t length) { shuffle_batch_.emplace_back(data, data + length); }, batch);
     std::shuffle(shuffle_batch_.begin(), shuffle_batch_.end(), shuffle_rng_);
     for (const auto &packet : shuffle_batch_)
-        services_.am_deliver(services_.core, local_ranks_[peer], packet.data(), packet.size());
+        core_.deliver(local_ranks_[peer], packet.data(), packet.size());
     return got;
 }
 

@@ -9,9 +9,10 @@
 //     one system call per operation.
 // Registration pins nothing. A key carries the owner's pid, which the
 // plugin checks against the pid the owner published in the segment.
-#include "shm_state.hpp"
+#include "shm_plugin.hpp"
 
-#include <atomic>
+#include "common/mapped_rma.hpp"
+
 #include <cerrno>
 #include <algorithm>
 #include <climits>
@@ -60,19 +61,17 @@ struct unpacked_key {
 
 }  // namespace
 
-ccs_plugin_status_t state::mem_reg(void *addr, size_t length, void **memh) {
+ccs_plugin_status_t shm_plugin::mem_reg(void *addr, size_t length, void **memh) {
     auto *r = new (std::nothrow) registration{reinterpret_cast<uintptr_t>(addr), length, false, -1, 0, 0};
     if (!r) return CCS_PLUGIN_ERR_NO_MEMORY;
-    if (services_.struct_size >= offsetof(ccs_plugin_services_v1_t, mem_shareable) + sizeof services_.mem_shareable &&
-        services_.mem_shareable)
-        r->shared = services_.mem_shareable(services_.core, addr, length, &r->fd, &r->offset, &r->id) == 1;
+    r->shared = core_.mem_shareable(addr, length, r->fd, r->offset, r->id);
     *memh = r;
     return CCS_PLUGIN_OK;
 }
 
-void state::mem_dereg(void *memh) { delete static_cast<registration *>(memh); }
+void shm_plugin::mem_dereg(void *memh) { delete static_cast<registration *>(memh); }
 
-ccs_plugin_status_t state::rkey_pack(void *memh, void *buffer, size_t *length) const {
+ccs_plugin_status_t shm_plugin::rkey_pack(void *memh, void *buffer, size_t *length) const {
     const size_t capacity = *length;
     *length = sizeof(packed_key);
     if (!buffer) return CCS_PLUGIN_OK;
@@ -87,7 +86,7 @@ ccs_plugin_status_t state::rkey_pack(void *memh, void *buffer, size_t *length) c
 // The owner's backing file mapped here, once per (pid, allocation id), and
 // counted per key: the last key released unmaps it, so a peer that
 // allocates and frees in a loop does not pile up mappings here.
-uint8_t *state::map_shared(int32_t pid, int32_t fd, uint64_t id) {
+uint8_t *shm_plugin::map_shared(int32_t pid, int32_t fd, uint64_t id) {
     const auto key = std::make_pair(pid, id);
     auto it = mappings_.find(key);
     if (it != mappings_.end()) {
@@ -107,12 +106,12 @@ uint8_t *state::map_shared(int32_t pid, int32_t fd, uint64_t id) {
     return static_cast<uint8_t *>(p);
 }
 
-void state::unmap_all() {
+void shm_plugin::unmap_all() {
     for (auto &[key, m] : mappings_) ::munmap(m.base, m.length);
     mappings_.clear();
 }
 
-ccs_plugin_status_t state::rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey) {
+ccs_plugin_status_t shm_plugin::rkey_unpack(int32_t peer, const void *buffer, size_t length, void **rkey) {
     packed_key k{};
     if (length != sizeof k) return CCS_PLUGIN_ERR_INVALID;
     std::memcpy(&k, buffer, sizeof k);
@@ -136,7 +135,7 @@ ccs_plugin_status_t state::rkey_unpack(int32_t peer, const void *buffer, size_t 
     return CCS_PLUGIN_OK;
 }
 
-void state::rkey_release(void *rkey) {
+void shm_plugin::rkey_release(void *rkey) {
     auto *u = static_cast<unpacked_key *>(rkey);
     if (u->mapped) {
         auto it = mappings_.find(std::make_pair(u->pid, u->allocation));
@@ -148,26 +147,6 @@ void state::rkey_release(void *rkey) {
     delete u;
 }
 
-// Orders copied bytes before what the caller does next (a flag, a message),
-// or, for a get, what was read after what came before. Free on x86,
-// needed on weakly ordered CPUs. ThreadSanitizer cannot model fences (GCC
-// refuses to compile them under it); this code has no threads to check.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define CCS_SHM_NO_FENCES 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define CCS_SHM_NO_FENCES 1
-#endif
-static inline void fence(std::memory_order order) {
-#ifndef CCS_SHM_NO_FENCES
-    std::atomic_thread_fence(order);
-#else
-    (void)order;
-#endif
-}
-
 // Where the remote segments lie in a mapping of the owner's memory, if
 // they all do; null otherwise.
 static uint8_t *mapped(const unpacked_key &k, uint64_t address, size_t length) {
@@ -175,40 +154,33 @@ static uint8_t *mapped(const unpacked_key &k, uint64_t address, size_t length) {
     return k.mapped + (address - k.addr);
 }
 
-ccs_plugin_status_t state::rkey_ptr(void *rkey, uint64_t remote, size_t length, void **local) const {
+ccs_plugin_status_t shm_plugin::rkey_ptr(void *rkey, uint64_t remote, size_t length, void **local) const {
     uint8_t *at = rkey ? mapped(*static_cast<unpacked_key *>(rkey), remote, length) : nullptr;
     *local = at;
     return at ? CCS_PLUGIN_OK : CCS_PLUGIN_ERR_UNSUPPORTED;
 }
 
-void state::copy(void *to, const void *from, size_t n) {
+void shm_plugin::copy(void *to, const void *from, size_t n) {
     const bool deciding = bulk_copy_.chosen() == bulk_copy::method::trial;
     bulk_copy_(to, from, n);
     if (deciding && bulk_copy_.chosen() != bulk_copy::method::trial) log(CCS_PLUGIN_LOG_DEBUG, bulk_copy_.decision());
 }
 
-// Copies between two segment lists of equal total length.
-template <typename Copy, typename To, typename From>
-static void copy_lists(Copy copy, size_t nto, To to_at, size_t nfrom, From from_at) {
-    size_t ti = 0, fi = 0, toff = 0, foff = 0;
-    while (ti < nto && fi < nfrom) {
-        auto [to, tlen] = to_at(ti);
-        auto [from, flen] = from_at(fi);
-        const size_t n = std::min(tlen - toff, flen - foff);
-        copy(to + toff, from + foff, n);
-        if ((toff += n) == tlen) ++ti, toff = 0;
-        if ((foff += n) == flen) ++fi, foff = 0;
-    }
+// Where each remote piece lies here, for a key direct() accepted.
+static auto in_mapping(void *rkey) {
+    return [&k = *static_cast<unpacked_key *>(rkey)](const ccs_plugin_remote_v1_t &piece) {
+        return mapped(k, piece.address, piece.length);
+    };
 }
 
-bool state::direct(void *rkey, const ccs_plugin_remote_v1_t *remote, size_t nremote) const {
+bool shm_plugin::direct(void *rkey, const ccs_plugin_remote_v1_t *remote, size_t nremote) const {
     if (!rkey || !static_cast<unpacked_key *>(rkey)->mapped) return false;
     for (size_t i = 0; i < nremote; ++i)
         if (!mapped(*static_cast<unpacked_key *>(rkey), remote[i].address, remote[i].length)) return false;
     return true;
 }
 
-ccs_plugin_status_t state::cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
+ccs_plugin_status_t shm_plugin::cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                                size_t nremote, void *rkey) {
     if (!rkey || failed_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])])
         return rkey ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_INVALID;
@@ -278,22 +250,17 @@ private:
 
 }  // namespace
 
-ccs_plugin_status_t state::put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
-                               const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey) {
+ccs_plugin_status_t shm_plugin::put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
+                               const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t) {
     if (nlocal == 1 && nremote == 1 && rkey && local[0].length == remote[0].length) {  // the common case, quickly
         if (uint8_t *to = mapped(*static_cast<unpacked_key *>(rkey), remote[0].address, remote[0].length)) {
             copy(to, local[0].base, local[0].length);
-            fence(std::memory_order_release);
+            release_fence();
             return CCS_PLUGIN_OK;
         }
     }
     if (direct(rkey, remote, nremote)) {
-        const auto &k = *static_cast<unpacked_key *>(rkey);
-        copy_lists(
-            copier(), nremote,
-            [&](size_t i) { return std::pair{mapped(k, remote[i].address, remote[i].length), remote[i].length}; },
-            nlocal, [&](size_t i) { return std::pair{static_cast<const uint8_t *>(local[i].base), local[i].length}; });
-        fence(std::memory_order_release);  // visible before the completion is
+        plugin::put_mapped(copier(), local, nlocal, remote, nremote, in_mapping(rkey));
         return CCS_PLUGIN_OK;
     }
     iovecs l(nlocal), r(nremote);
@@ -302,24 +269,17 @@ ccs_plugin_status_t state::put(int32_t peer, const ccs_plugin_iov_v1_t *local, s
     return cma(true, peer, l.data(), nlocal, r.data(), nremote, rkey);
 }
 
-ccs_plugin_status_t state::get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
-                               const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey) {
+ccs_plugin_status_t shm_plugin::get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
+                               const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t) {
     if (nlocal == 1 && nremote == 1 && rkey && local[0].length == remote[0].length) {  // the common case, quickly
         if (const uint8_t *from = mapped(*static_cast<unpacked_key *>(rkey), remote[0].address, remote[0].length)) {
-            fence(std::memory_order_acquire);
+            acquire_fence();
             copy(local[0].base, from, local[0].length);
             return CCS_PLUGIN_OK;
         }
     }
     if (direct(rkey, remote, nremote)) {
-        const auto &k = *static_cast<unpacked_key *>(rkey);
-        fence(std::memory_order_acquire);
-        copy_lists(
-            copier(), nlocal,
-            [&](size_t i) { return std::pair{static_cast<uint8_t *>(local[i].base), local[i].length}; }, nremote, [&](size_t i) {
-                return std::pair{static_cast<const uint8_t *>(mapped(k, remote[i].address, remote[i].length)),
-                                 remote[i].length};
-            });
+        plugin::get_mapped(copier(), local, nlocal, remote, nremote, in_mapping(rkey));
         return CCS_PLUGIN_OK;
     }
     iovecs l(nlocal), r(nremote);

@@ -1,5 +1,6 @@
-// Configuration of the UCX plugin, and which UCX transports it will get.
-#include "ucx_state.hpp"
+// Configuration and attributes of the UCX plugin: which UCX transports it
+// will get and what they do.
+#include "ucx_callbacks.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -7,18 +8,6 @@
 
 namespace ccs::ucx {
 namespace {
-
-bool parse_bytes(const std::string &text, size_t &out) {
-    if (text.empty() || text[0] == '-') return false;
-    char *end = nullptr;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    unsigned long long mult = 1;
-    if (*end == 'k' || *end == 'K') mult = 1ull << 10, ++end;
-    else if (*end == 'm' || *end == 'M') mult = 1ull << 20, ++end;
-    if (*end != '\0' || end == text.c_str() || v > (1ull << 40) / mult) return false;
-    out = static_cast<size_t>(v * mult);
-    return true;
-}
 
 // UCX transport names (and aliases) whose put and get need no CPU at the
 // target: shared memory, cross-memory attach and the InfiniBand/RoCE
@@ -34,33 +23,51 @@ bool moves_rma_natively(const std::string &tl) {
 
 }  // namespace
 
-bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::string &reason) {
-    const std::string packet = services.param_get(services.core, "MAX_PACKET", "4m",
-                                                  "largest AM packet handed to UCX (eager or rendezvous); the core "
-                                                  "fragments bigger payloads");
-    if (!parse_bytes(packet, out.max_packet) || out.max_packet < 256 || out.max_packet > (size_t{1} << 30)) {
-        reason = "CCS_UCX_MAX_PACKET='" + packet + "' must be from 256 bytes to 1g";
+bool ucx_plugin::read_config(const plugin::core_services &core, config &out, std::string &reason) {
+    size_t in_flight = 0;
+    if (!core.param_size("MAX_PACKET", "4m",
+                         "largest AM packet handed to UCX (eager or rendezvous); the core fragments bigger payloads",
+                         256, size_t{1} << 30, out.max_packet, reason, "from 256 bytes to 1g") ||
+        !core.param_choice<rma_mode>("RMA", "auto",
+                                     "put/get: auto (UCX's where its lanes to a peer do RMA without the peer's CPU, "
+                                     "else the core's active messages), native or am",
+                                     {{"auto", rma_mode::automatic},
+                                      {"native", rma_mode::native},
+                                      {"am", rma_mode::active_messages}},
+                                     out.rma, reason) ||
+        !core.param_size("SENDS_IN_FLIGHT", "256", "AM packets per peer UCX may hold before the core queues", 1,
+                         65536, in_flight, reason))
         return false;
-    }
-    const std::string rma = services.param_get(services.core, "RMA", "auto",
-                                               "put/get: auto (UCX's where its lanes to a peer do RMA without the "
-                                               "peer's CPU, else the core's active messages), native or am");
-    if (rma == "auto") out.rma = rma_mode::automatic;
-    else if (rma == "native") out.rma = rma_mode::native;
-    else if (rma == "am") out.rma = rma_mode::active_messages;
-    else {
-        reason = "CCS_UCX_RMA='" + rma + "' must be auto, native or am";
-        return false;
-    }
-    const std::string inflight = services.param_get(services.core, "SENDS_IN_FLIGHT", "256",
-                                                    "AM packets per peer UCX may hold before the core queues");
-    size_t n = 0;
-    if (!parse_bytes(inflight, n) || n < 1 || n > 65536) {
-        reason = "CCS_UCX_SENDS_IN_FLIGHT='" + inflight + "' must be from 1 to 65536";
-        return false;
-    }
-    out.max_sends_in_flight = static_cast<uint32_t>(n);
+    out.max_sends_in_flight = static_cast<uint32_t>(in_flight);
     return true;
+}
+
+ccs_plugin_status_t ucx_plugin::query(const plugin::core_services &core, const config &cfg,
+                                      ccs_plugin_attr_v1_t &attr) {
+    ucp_config_t *ucx_config = nullptr;
+    ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucx_config);
+    if (st != UCS_OK) {
+        core.log(CCS_PLUGIN_LOG_ERROR, std::string("cannot read the UCX configuration: ") + ucs_status_string(st));
+        return CCS_PLUGIN_ERR_INVALID;
+    }
+    const transports tls = configured_transports(ucx_config);
+    ucp_config_release(ucx_config);
+    unsigned major = 0, minor = 0, release = 0;
+    ucp_get_version(&major, &minor, &release);
+    const bool rma = cfg.rma == rma_mode::native || (cfg.rma == rma_mode::automatic && tls.native_rma);
+    // Without CAP_PUT/GET the core carries RMA in active messages for every
+    // peer; with them, a peer whose lanes turn out to be software-emulated
+    // is switched over when its endpoint is made.
+    attr.caps = CCS_PLUGIN_CAP_AM | (rma ? CCS_PLUGIN_CAP_PUT | CCS_PLUGIN_CAP_GET : 0);
+    attr.scope = CCS_PLUGIN_SCOPE_NETWORK;
+    attr.priority = 50;
+    attr.am_max_packet = cfg.max_packet;
+    if (CCS_PLUGIN_COVERS(&attr, am_nocopy_min)) attr.am_nocopy_min = nocopy_min;
+    std::snprintf(attr.description, sizeof attr.description, "UCX %u.%u.%u UCP, UCX_TLS=%s; put/get %s", major, minor,
+                  release, tls.names.c_str(),
+                  !rma ? "by the core's active messages"
+                       : cfg.rma == rma_mode::native ? "by UCX (forced)" : "by UCX where its lanes do RMA natively");
+    return CCS_PLUGIN_OK;
 }
 
 transports configured_transports(const ucp_config_t *ucx_config) {

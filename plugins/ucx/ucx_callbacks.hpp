@@ -2,7 +2,7 @@
 // plugin acts on it at the end of progress(), outside UCX.
 #pragma once
 
-#include "ucx_state.hpp"
+#include "ucx_plugin.hpp"
 
 namespace ccs::ucx {
 

@@ -1,12 +1,10 @@
 // Set-up, worker addresses, endpoints on first use, and teardown.
 #include "ucx_callbacks.hpp"
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include <signal.h>
 #include <unistd.h>
 
 namespace ccs::ucx {
@@ -18,8 +16,8 @@ constexpr auto close_deadline = std::chrono::seconds(2);
 
 }  // namespace
 
-state::state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
-    : services_(services), cfg_(cfg), rank_(job.rank), header_rank_(job.rank),
+ucx_plugin::ucx_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
+    : core_(services, name), cfg_(cfg), rank_(job.rank), header_rank_(job.rank),
       peers_(static_cast<size_t>(job.size)) {
     for (int32_t r = 0; r < job.size; ++r) {
         peer &p = peers_[static_cast<size_t>(r)];
@@ -29,7 +27,7 @@ state::state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t
     }
 }
 
-state::~state() {
+ucx_plugin::~ucx_plugin() {
     close_endpoints();
     for (arrival &a : arrivals_)
         if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
@@ -38,11 +36,11 @@ state::~state() {
     if (context_) ucp_cleanup(context_);
 }
 
-void state::log(int32_t level, const std::string &message) const {
-    services_.log(services_.core, level, message.c_str());
+void ucx_plugin::log(int32_t level, const std::string &message) const {
+    core_.log(level, message);
 }
 
-ccs_plugin_status_t state::init() {
+ccs_plugin_status_t ucx_plugin::init() {
     ucp_config_t *ucx_config = nullptr;
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucx_config);
     if (st != UCS_OK) {
@@ -106,7 +104,7 @@ ccs_plugin_status_t state::init() {
     return CCS_PLUGIN_OK;
 }
 
-ccs_plugin_status_t state::address(void *buffer, size_t *length) const {
+ccs_plugin_status_t ucx_plugin::address(void *buffer, size_t *length) const {
     if (!length) return CCS_PLUGIN_ERR_INVALID;
     const size_t capacity = *length;
     *length = my_address_.size();
@@ -116,7 +114,7 @@ ccs_plugin_status_t state::address(void *buffer, size_t *length) const {
     return CCS_PLUGIN_OK;
 }
 
-ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *lengths) {
+ccs_plugin_status_t ucx_plugin::connect(const void *const *addresses, const size_t *lengths) {
     // Endpoints are made on first use: a job where most pairs never talk
     // pays for none of them.
     for (size_t r = 0; r < peers_.size(); ++r) {
@@ -128,12 +126,12 @@ ccs_plugin_status_t state::connect(const void *const *addresses, const size_t *l
     return CCS_PLUGIN_OK;
 }
 
-bool state::reachable(int32_t rank) const {
+bool ucx_plugin::reachable(int32_t rank) const {
     return rank >= 0 && static_cast<size_t>(rank) < peers_.size() && rank != rank_ &&
            !peers_[static_cast<size_t>(rank)].address.empty();
 }
 
-ucp_ep_h state::create_endpoint(peer &p, ccs_plugin_status_t &why) {
+ucp_ep_h ucx_plugin::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     why = CCS_PLUGIN_ERR_PEER_FAILED;
     if (p.failed) return nullptr;
     why = CCS_PLUGIN_ERR_TRANSPORT;
@@ -170,7 +168,7 @@ ucp_ep_h state::create_endpoint(peer &p, ccs_plugin_status_t &why) {
 // configuration lists every lane ("lane[1]:  1:posix/memory.0 md[1] ...")
 // and the put and get protocols of real RMA lanes only ("put[0]: ...",
 // "get[0]: ..."), none over tcp.
-state::lane_facts state::lanes(ucp_ep_h ep) const {
+ucx_plugin::lane_facts ucx_plugin::lanes(ucp_ep_h ep) const {
     lane_facts out;
     char *text = nullptr;
     size_t size = 0;
@@ -199,7 +197,7 @@ state::lane_facts state::lanes(ucp_ep_h ep) const {
     return out;
 }
 
-void state::close_endpoints() {
+void ucx_plugin::close_endpoints() {
     if (!worker_) return;
     std::vector<void *> closing;
     for (peer &p : peers_) {
@@ -228,19 +226,16 @@ void state::close_endpoints() {
     // worker's destruction releases them.
 }
 
-void state::check_peers_alive() {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_check_ < std::chrono::milliseconds(100)) return;
-    last_check_ = now;
+void ucx_plugin::check_peers_alive() {
     for (peer &p : peers_) {
         if (!p.ep || p.failed || p.ucx_reports_failure || p.pid <= 0) continue;
-        if (::kill(p.pid, 0) == 0 || errno != ESRCH) continue;
+        if (plugin::process_exists(p.pid)) continue;
         p.failed = true;
         failed_peers_.emplace_back(p.rank, "process " + std::to_string(p.pid) + " is gone");
     }
 }
 
-void state::on_peer_error(peer &p, ucs_status_t status) {
+void ucx_plugin::on_peer_error(peer &p, ucs_status_t status) {
     if (p.failed) return;
     p.failed = true;
     failed_peers_.emplace_back(p.rank, std::string("UCX endpoint error: ") + ucs_status_string(status));

@@ -10,22 +10,22 @@
 
 namespace ccs::ucx {
 
-void state::give_back(std::unique_ptr<send_buffer> b) {
+void ucx_plugin::give_back(std::unique_ptr<send_buffer> b) {
     if (spare_send_bytes_ + b->bytes.capacity() > spare_limit) return;
     spare_send_bytes_ += b->bytes.capacity();
     spare_buffers_.push_back(std::move(b));
 }
 
-void state::give_back(std::unique_ptr<byte_buffer> b) {
+void ucx_plugin::give_back(std::unique_ptr<packet_buffer> b) {
     if (spare_receive_bytes_ + b->capacity() > spare_limit) return;
     spare_receive_bytes_ += b->capacity();
     spare_receive_buffers_.push_back(std::move(b));
 }
 
-std::unique_ptr<byte_buffer> state::take_receive_buffer(size_t length) {
-    std::unique_ptr<byte_buffer> b;
+std::unique_ptr<packet_buffer> ucx_plugin::take_receive_buffer(size_t length) {
+    std::unique_ptr<packet_buffer> b;
     if (spare_receive_buffers_.empty()) {
-        b = std::make_unique<byte_buffer>();
+        b = std::make_unique<packet_buffer>();
     } else {
         b = std::move(spare_receive_buffers_.back());
         spare_receive_buffers_.pop_back();
@@ -35,7 +35,7 @@ std::unique_ptr<byte_buffer> state::take_receive_buffer(size_t length) {
     return b;
 }
 
-std::unique_ptr<send_buffer> state::take_buffer() {
+std::unique_ptr<send_buffer> ucx_plugin::take_buffer() {
     if (spare_buffers_.empty()) {
         auto b = std::make_unique<send_buffer>();
         b->owner = this;
@@ -47,14 +47,14 @@ std::unique_ptr<send_buffer> state::take_buffer() {
     return b;
 }
 
-ccs_plugin_status_t state::send_failed(int32_t rank, ucs_status_t status) const {
+ccs_plugin_status_t ucx_plugin::send_failed(int32_t rank, ucs_status_t status) const {
     log(CCS_PLUGIN_LOG_WARN, "ucp_am_send_nbx to rank " + std::to_string(rank) + ": " + ucs_status_string(status));
     return status_from_ucs(status);
 }
 
 // The packet is gathered into memory of the plugin's: the ABI lets the core
 // reuse its iov on return, while UCX may still be sending from it.
-ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count) {
+ccs_plugin_status_t ucx_plugin::am_send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count) {
     peer *to = peer_at(rank);
     if (!to || (count > 0 && !iov)) return CCS_PLUGIN_ERR_INVALID;
     peer &p = *to;
@@ -111,13 +111,11 @@ ccs_plugin_status_t state::send(int32_t rank, const ccs_plugin_iov_v1_t *iov, si
     return CCS_PLUGIN_OK;
 }
 
-ccs_plugin_status_t state::send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+ccs_plugin_status_t ucx_plugin::am_send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
     peer *to = peer_at(rank);
     if (!to || count == 0 || !iov) return CCS_PLUGIN_ERR_INVALID;
     // Whoever completes it must be able to say so.
-    if (services_.struct_size < offsetof(ccs_plugin_services_v1_t, am_send_complete) + sizeof(void *) ||
-        !services_.am_send_complete)
-        return CCS_PLUGIN_ERR_UNSUPPORTED;
+    if (!core_.has_am_send_complete()) return CCS_PLUGIN_ERR_UNSUPPORTED;
     ccs_plugin_status_t why;
     ucp_ep_h ep = endpoint(*to, why);
     if (!ep) return why;
@@ -153,7 +151,7 @@ void callbacks::nocopy_send_done(void *request, ucs_status_t status, void *user_
     ucp_request_free(request);
 }
 
-void state::on_send_done(send_buffer *b) {
+void ucx_plugin::on_send_done(send_buffer *b) {
     --b->to->sends_in_flight;
     give_back(std::unique_ptr<send_buffer>(b));
 }
@@ -166,7 +164,7 @@ void callbacks::send_done(void *request, ucs_status_t, void *user_data) {
     ucp_request_free(request);
 }
 
-void state::start_rendezvous() {
+void ucx_plugin::start_rendezvous() {
     while (active_rendezvous_ < max_active_rendezvous && !waiting_rendezvous_.empty()) {
         const pending_rendezvous w = waiting_rendezvous_.front();
         waiting_rendezvous_.pop_front();
@@ -197,7 +195,7 @@ void state::start_rendezvous() {
 }
 
 // Arrivals wait for the end of ucp_worker_progress (see arrival).
-void state::on_arrival(int32_t source, const uint8_t *head, size_t head_length, void *data, size_t length,
+void ucx_plugin::on_arrival(int32_t source, const uint8_t *head, size_t head_length, void *data, size_t length,
                        const ucp_am_recv_param_t *param, bool &keep) {
     keep = false;
     if (!peer_at(source)) {
@@ -226,7 +224,7 @@ void state::on_arrival(int32_t source, const uint8_t *head, size_t head_length, 
     keep_or_copy(source, data, 0, length, param, keep);
 }
 
-void state::keep_or_copy(int32_t source, void *data, size_t offset, size_t length, const ucp_am_recv_param_t *param,
+void ucx_plugin::keep_or_copy(int32_t source, void *data, size_t offset, size_t length, const ucp_am_recv_param_t *param,
                          bool &keep) {
     arrival &a = arrivals_.emplace_back();
     a.source = source;
@@ -245,7 +243,7 @@ void state::keep_or_copy(int32_t source, void *data, size_t offset, size_t lengt
 }
 
 // A small packet: no UCP header, the sender's rank in front of the data.
-void state::on_small_arrival(void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep) {
+void ucx_plugin::on_small_arrival(void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep) {
     keep = false;
     int32_t source = -1;
     if (length <= sizeof source || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
@@ -264,14 +262,14 @@ ucs_status_t callbacks::am_arrived(void *arg, const void *header, size_t header_
                                    const ucp_am_recv_param_t *param) {
     if (header_length == 0) {
         bool keep = false;
-        static_cast<state *>(arg)->on_small_arrival(data, length, param, keep);
+        static_cast<ucx_plugin *>(arg)->on_small_arrival(data, length, param, keep);
         return keep ? UCS_INPROGRESS : UCS_OK;
     }
     int32_t source = -1;
     if (header_length >= sizeof source) std::memcpy(&source, header, sizeof source);
     const size_t head_length = header_length >= sizeof source ? header_length - sizeof source : 0;
     bool keep = false;
-    static_cast<state *>(arg)->on_arrival(source, static_cast<const uint8_t *>(header) + sizeof source, head_length,
+    static_cast<ucx_plugin *>(arg)->on_arrival(source, static_cast<const uint8_t *>(header) + sizeof source, head_length,
                                           data, length, param, keep);
     return keep ? UCS_INPROGRESS : UCS_OK;
 }

@@ -18,7 +18,7 @@ int32_t drain(List &list, Report report) {
 
 }  // namespace
 
-int32_t state::progress() {
+int32_t ucx_plugin::progress() {
     // Once per call: over TCP each round is an epoll system call, and a
     // second round to find nothing more cost a microsecond per message.
     // The core polls again at once while there are events.
@@ -29,7 +29,7 @@ int32_t state::progress() {
         std::vector<arrival> batch;
         batch.swap(arrivals_);
         for (arrival &a : batch) {
-            services_.am_deliver(services_.core, a.source, a.bytes(), a.length);
+            core_.deliver(a.source, a.bytes(), a.length);
             if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
             else if (a.copy) give_back(std::move(a.copy));
         }
@@ -38,17 +38,14 @@ int32_t state::progress() {
         if (arrivals_.empty()) arrivals_.swap(batch);  // keep the capacity
     }
     events += drain(finished_sends_, [&](uint64_t token, ucs_status_t status) {
-        services_.am_send_complete(services_.core, token, status_from_ucs(status));
+        core_.am_send_complete(token, status_from_ucs(status));
     });
     events += drain(finished_rma_, [&](uint64_t token, ucs_status_t status) {
-        services_.rma_complete(services_.core, token, status_from_ucs(status));
+        core_.rma_complete(token, status_from_ucs(status));
     });
-    if (++polls_since_check_ >= 4096) {  // the clock only now and then
-        polls_since_check_ = 0;
-        check_peers_alive();
-    }
+    if (liveness_.due()) check_peers_alive();
     events += drain(failed_peers_, [&](int32_t rank, const std::string &why) {
-        services_.peer_failed(services_.core, rank, why.c_str());
+        core_.peer_failed(rank, why);
     });
     return events;
 }

@@ -15,7 +15,7 @@ struct remote_key {
 
 }  // namespace
 
-ccs_plugin_status_t state::mem_reg(void *addr, size_t length, void **memh) {
+ccs_plugin_status_t ucx_plugin::mem_reg(void *addr, size_t length, void **memh) {
     if (!addr || length == 0 || !memh) return CCS_PLUGIN_ERR_INVALID;
     ucp_mem_map_params_t mp{};
     mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
@@ -32,11 +32,11 @@ ccs_plugin_status_t state::mem_reg(void *addr, size_t length, void **memh) {
     return CCS_PLUGIN_OK;
 }
 
-void state::mem_dereg(void *memh) {
+void ucx_plugin::mem_dereg(void *memh) {
     if (memh) ucp_mem_unmap(context_, static_cast<ucp_mem_h>(memh));
 }
 
-ccs_plugin_status_t state::rkey_pack(void *memh, void *buffer, size_t *length) const {
+ccs_plugin_status_t ucx_plugin::rkey_pack(void *memh, void *buffer, size_t *length) const {
     if (!memh || !length) return CCS_PLUGIN_ERR_INVALID;
     void *packed = nullptr;
     size_t size = 0;
@@ -51,7 +51,7 @@ ccs_plugin_status_t state::rkey_pack(void *memh, void *buffer, size_t *length) c
     return out;
 }
 
-ccs_plugin_status_t state::rkey_unpack(int32_t rank, const void *buffer, size_t length, void **rkey) {
+ccs_plugin_status_t ucx_plugin::rkey_unpack(int32_t rank, const void *buffer, size_t length, void **rkey) {
     peer *p = peer_at(rank);
     if (!p || !buffer || length == 0 || !rkey) return CCS_PLUGIN_ERR_INVALID;
     ccs_plugin_status_t why;
@@ -67,14 +67,14 @@ ccs_plugin_status_t state::rkey_unpack(int32_t rank, const void *buffer, size_t 
     return CCS_PLUGIN_OK;
 }
 
-void state::rkey_release(void *rkey) {
+void ucx_plugin::rkey_release(void *rkey) {
     auto *k = static_cast<remote_key *>(rkey);
     if (!k) return;
     ucp_rkey_destroy(k->rkey);
     delete k;
 }
 
-void state::on_rma_piece_done(rma_request *r, ucs_status_t status) {
+void ucx_plugin::on_rma_piece_done(rma_request *r, ucs_status_t status) {
     if (status != UCS_OK && r->status == UCS_OK) r->status = status;
     if (--r->pending > 0) return;
     finished_rma_.emplace_back(r->token, r->status);
@@ -92,7 +92,7 @@ void callbacks::rma_piece_done(void *request, ucs_status_t status, void *user_da
 // target: ucp_put_nbx alone completes when the source may be reused
 // (except over shared memory, where it has already been written).
 template <typename Local, typename Issue>
-ccs_plugin_status_t state::rma(peer &p, size_t nlocal, Local local_at, const ccs_plugin_remote_v1_t *remote,
+ccs_plugin_status_t ucx_plugin::rma(peer &p, size_t nlocal, Local local_at, const ccs_plugin_remote_v1_t *remote,
                                size_t nremote, bool flush, uint64_t token, Issue issue) {
     ccs_plugin_status_t why;
     ucp_ep_h ep = endpoint(p, why);
@@ -124,7 +124,7 @@ ccs_plugin_status_t state::rma(peer &p, size_t nlocal, Local local_at, const ccs
     return st == UCS_OK ? CCS_PLUGIN_OK : status_from_ucs(st);
 }
 
-ccs_plugin_status_t state::put(int32_t rank, const ccs_plugin_iov_v1_t *local, size_t nlocal,
+ccs_plugin_status_t ucx_plugin::put(int32_t rank, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
     peer *p = peer_at(rank);
     if (!p || !rkey) return CCS_PLUGIN_ERR_INVALID;
@@ -137,7 +137,7 @@ ccs_plugin_status_t state::put(int32_t rank, const ccs_plugin_iov_v1_t *local, s
         });
 }
 
-ccs_plugin_status_t state::get(int32_t rank, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
+ccs_plugin_status_t ucx_plugin::get(int32_t rank, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                                const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
     peer *p = peer_at(rank);
     if (!p || !rkey) return CCS_PLUGIN_ERR_INVALID;

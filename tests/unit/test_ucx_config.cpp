@@ -1,7 +1,7 @@
 // The UCX plugin's reading of UCX_TLS: which configurations get UCX's own
 // put/get (transports that move RMA without the target's CPU) and which
 // leave RMA to the core's active messages (TCP, which UCX 1.13 emulates).
-#include "ucx_state.hpp"
+#include "ucx_plugin.hpp"
 
 #include <gtest/gtest.h>
 

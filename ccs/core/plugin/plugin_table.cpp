@@ -60,15 +60,6 @@ ccs_plugin_status_t rkey_ptr(void *, void *, uint64_t, size_t, void **local) {
 }
 }  // namespace stub
 
-// The operation at `offset` if the plugin's table reaches that far and set
-// it, else the stub. Checks the size before reading the field.
-template <typename Fn>
-Fn op_or_stub(const ccs_plugin_v1_t &t, size_t offset, Fn ccs_plugin_v1_t::*member, Fn fallback) {
-    if (offset + sizeof(Fn) > t.struct_size) return fallback;
-    const Fn fn = t.*member;
-    return fn ? fn : fallback;
-}
-
 }  // namespace
 
 bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::string &reason) {
@@ -87,33 +78,27 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     }
     out.name = v1.name ? v1.name : "";
     out.abi_version = v1.abi_version;
-    out.query = op_or_stub(v1, offsetof(ccs_plugin_v1_t, query), &ccs_plugin_v1_t::query, stub::query);
-    out.init = op_or_stub(v1, offsetof(ccs_plugin_v1_t, init), &ccs_plugin_v1_t::init, stub::init);
-    out.address = op_or_stub(v1, offsetof(ccs_plugin_v1_t, address), &ccs_plugin_v1_t::address, stub::address);
-    out.connect = op_or_stub(v1, offsetof(ccs_plugin_v1_t, connect), &ccs_plugin_v1_t::connect, stub::connect);
-    out.reachable =
-        op_or_stub(v1, offsetof(ccs_plugin_v1_t, reachable), &ccs_plugin_v1_t::reachable, stub::reachable);
-    out.wireup_complete = op_or_stub(v1, offsetof(ccs_plugin_v1_t, wireup_complete),
-                                     &ccs_plugin_v1_t::wireup_complete, stub::wireup_complete);
-    out.finalize =
-        op_or_stub(v1, offsetof(ccs_plugin_v1_t, finalize), &ccs_plugin_v1_t::finalize, stub::finalize);
-    out.am_send = op_or_stub(v1, offsetof(ccs_plugin_v1_t, am_send), &ccs_plugin_v1_t::am_send, stub::am_send);
-    out.progress =
-        op_or_stub(v1, offsetof(ccs_plugin_v1_t, progress), &ccs_plugin_v1_t::progress, stub::progress);
-    out.mem_reg = op_or_stub(v1, offsetof(ccs_plugin_v1_t, mem_reg), &ccs_plugin_v1_t::mem_reg, stub::mem_reg);
-    out.mem_dereg =
-        op_or_stub(v1, offsetof(ccs_plugin_v1_t, mem_dereg), &ccs_plugin_v1_t::mem_dereg, stub::mem_dereg);
-    out.rkey_pack =
-        op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_pack), &ccs_plugin_v1_t::rkey_pack, stub::rkey_pack);
-    out.rkey_unpack =
-        op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_unpack), &ccs_plugin_v1_t::rkey_unpack, stub::rkey_unpack);
-    out.rkey_release =
-        op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_release), &ccs_plugin_v1_t::rkey_release, stub::rkey_release);
-    out.put = op_or_stub(v1, offsetof(ccs_plugin_v1_t, put), &ccs_plugin_v1_t::put, stub::put);
-    out.get = op_or_stub(v1, offsetof(ccs_plugin_v1_t, get), &ccs_plugin_v1_t::get, stub::get);
-    out.am_send_nocopy = op_or_stub(v1, offsetof(ccs_plugin_v1_t, am_send_nocopy), &ccs_plugin_v1_t::am_send_nocopy,
-                                    stub::am_send_nocopy);
-    out.rkey_ptr = op_or_stub(v1, offsetof(ccs_plugin_v1_t, rkey_ptr), &ccs_plugin_v1_t::rkey_ptr, stub::rkey_ptr);
+    // Each operation the plugin's table reaches and sets, else its stub.
+#define CCS_OP_OR_STUB(op) out.op = CCS_PLUGIN_HAS(&v1, op) ? v1.op : stub::op
+    CCS_OP_OR_STUB(query);
+    CCS_OP_OR_STUB(init);
+    CCS_OP_OR_STUB(address);
+    CCS_OP_OR_STUB(connect);
+    CCS_OP_OR_STUB(reachable);
+    CCS_OP_OR_STUB(wireup_complete);
+    CCS_OP_OR_STUB(finalize);
+    CCS_OP_OR_STUB(am_send);
+    CCS_OP_OR_STUB(progress);
+    CCS_OP_OR_STUB(mem_reg);
+    CCS_OP_OR_STUB(mem_dereg);
+    CCS_OP_OR_STUB(rkey_pack);
+    CCS_OP_OR_STUB(rkey_unpack);
+    CCS_OP_OR_STUB(rkey_release);
+    CCS_OP_OR_STUB(put);
+    CCS_OP_OR_STUB(get);
+    CCS_OP_OR_STUB(am_send_nocopy);
+    CCS_OP_OR_STUB(rkey_ptr);
+#undef CCS_OP_OR_STUB
     return true;
 }
 

@@ -2,11 +2,13 @@
 // into one buffer, scattering one buffer over them, copying list to list.
 #pragma once
 
+#include "util/list_copy.hpp"
+
 #include <ccs/plugin/ccs_plugin_v1.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace ccs {
 
@@ -21,17 +23,14 @@ inline void scatter(const uint8_t *from, const ccs_plugin_remote_v1_t *segs, siz
         std::memmove(reinterpret_cast<void *>(segs[i].address), from, segs[i].length);
 }
 
-// Two lists of equal total length.
+// Two lists of equal total length; memmove, as scatter.
 inline void copy_segments(const ccs_plugin_remote_v1_t *to, size_t nto, const ccs_plugin_remote_v1_t *from,
                           size_t nfrom) {
-    size_t ti = 0, fi = 0, toff = 0, foff = 0;
-    while (ti < nto && fi < nfrom) {
-        const size_t n = std::min(to[ti].length - toff, from[fi].length - foff);
-        std::memmove(reinterpret_cast<void *>(to[ti].address + toff),
-                     reinterpret_cast<const void *>(from[fi].address + foff), n);
-        if ((toff += n) == to[ti].length) ++ti, toff = 0;
-        if ((foff += n) == from[fi].length) ++fi, foff = 0;
-    }
+    const auto piece = [](const ccs_plugin_remote_v1_t *list) {
+        return [list](size_t i) { return std::pair{reinterpret_cast<uint8_t *>(list[i].address), list[i].length}; };
+    };
+    copy_lists([](uint8_t *t, const uint8_t *f, size_t n) { std::memmove(t, f, n); }, nto, piece(to), nfrom,
+               piece(from));
 }
 
 }  // namespace ccs

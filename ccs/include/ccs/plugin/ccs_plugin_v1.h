@@ -36,6 +36,14 @@ extern "C" {
 #define CCS_PLUGIN_EXPORT
 #endif
 
+/* Probes of the append-only structs: whether the struct `s` points to (a
+ * table, services, attributes) was built with `member` at all, judged by its
+ * struct_size; CCS_PLUGIN_HAS also asks that a function member be set.
+ * Read an appended member only behind one of these. */
+#define CCS_PLUGIN_COVERS(s, member) \
+    ((s)->struct_size >= offsetof(__typeof__(*(s)), member) + sizeof((s)->member))
+#define CCS_PLUGIN_HAS(s, member) (CCS_PLUGIN_COVERS(s, member) && (s)->member != NULL)
+
 typedef int32_t ccs_plugin_status_t;
 enum {
     CCS_PLUGIN_OK = 0,

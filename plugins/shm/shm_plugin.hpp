@@ -1,10 +1,13 @@
-// State of the shm plugin in one process: who is on this node, the shared
+// The shm plugin in one process: who is on this node, the shared
 // segment, and one producer and one consumer ring end per local peer.
 #pragma once
 
 #include "shm_copy.hpp"
 #include "shm_ring.hpp"
 #include "shm_segment.hpp"
+
+#include "common/core_services.hpp"
+#include "common/process_liveness.hpp"
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 
@@ -39,16 +42,19 @@ struct config {
     bulk_copy::method bulk = bulk_copy::method::trial;
 };
 
-// Reads CCS_SHM_* through the core's parameter service; false + reason on
-// a bad value.
-bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::string &reason);
-
-class state {
+class shm_plugin {
 public:
-    state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg);
-    ~state() { unmap_all(); }
-    state(const state &) = delete;
-    state &operator=(const state &) = delete;
+    static constexpr const char *name = "shm";
+    using config = shm::config;
+    // shm_attr.cpp: CCS_SHM_* (false + reason on a bad value) and what the
+    // plugin can do on this machine.
+    static bool read_config(const plugin::core_services &core, config &out, std::string &reason);
+    static ccs_plugin_status_t query(const plugin::core_services &core, const config &cfg, ccs_plugin_attr_v1_t &attr);
+
+    shm_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg);
+    ~shm_plugin() { unmap_all(); }
+    shm_plugin(const shm_plugin &) = delete;
+    shm_plugin &operator=(const shm_plugin &) = delete;
 
     void log(int32_t level, const std::string &message) const;
 
@@ -57,7 +63,7 @@ public:
     ccs_plugin_status_t connect(const void *const *addresses, const size_t *lengths);
     bool reachable(int32_t peer) const;
     ccs_plugin_status_t wireup_complete();
-    ccs_plugin_status_t send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
+    ccs_plugin_status_t am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
     int32_t progress();
 
     // shm_rma.cpp: single-copy RMA, by mapping or cross-memory attach.
@@ -68,16 +74,16 @@ public:
     void rkey_release(void *rkey);
     ccs_plugin_status_t rkey_ptr(void *rkey, uint64_t remote, size_t length, void **local) const;
     ccs_plugin_status_t put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
-                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey);
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
     ccs_plugin_status_t get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
-                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey);
+                            const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
 
 private:
     int32_t poll_shuffled(uint32_t from);
     // Every so often: is each local peer's process still there?
     void check_peers_alive();
 
-    ccs_plugin_services_v1_t services_;
+    plugin::core_services core_;
     config cfg_;
     int32_t rank_;
     std::string job_id_;
@@ -93,8 +99,7 @@ private:
     std::vector<ring_consumer> from_;
     std::vector<uint32_t> polled_;       // the present peers' local indices
     uint32_t poll_start_ = 0;            // index into polled_; rotates for fairness
-    uint32_t polls_since_check_ = 0;
-    std::chrono::steady_clock::time_point last_check_{};
+    plugin::liveness_pacer liveness_;
     // Moves bytes between local and remote segments with process_vm_*v.
     ccs_plugin_status_t cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                             size_t nremote, void *rkey);

@@ -1,7 +1,10 @@
-// State of the UCX plugin in one process: a UCP context and worker, every
+// The UCX plugin in one process: a UCP context and worker, every
 // rank's worker address, endpoints created on first use, and the queues
 // that carry what UCX's callbacks report out to the core from progress().
 #pragma once
+
+#include "common/core_services.hpp"
+#include "common/process_liveness.hpp"
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 
@@ -28,10 +31,6 @@ struct config {
     uint32_t max_sends_in_flight = 256;  // per peer, before AGAIN
 };
 
-// Reads CCS_UCX_* through the core's parameter service; false + reason on
-// a bad value.
-bool read_config(const ccs_plugin_services_v1_t &services, config &out, std::string &reason);
-
 // The UCX transports UCX_TLS names for this process ("all" when unset), and
 // whether any of them moves RMA without the target's CPU.
 struct transports {
@@ -40,12 +39,12 @@ struct transports {
 };
 transports configured_transports(const ucp_config_t *ucx_config);
 
-class state;
+class ucx_plugin;
 
 // Bytes that are about to be overwritten whole: unlike std::vector, growing
 // does not zero them (a megabyte memset per packet halved AM bandwidth),
 // and the capacity is kept for the next packet.
-class byte_buffer {
+class packet_buffer {
 public:
     void resize_for_overwrite(size_t n) {
         if (n > capacity_) {
@@ -66,7 +65,7 @@ private:
 
 // One peer as seen from here.
 struct peer {
-    state *owner = nullptr;
+    ucx_plugin *owner = nullptr;
     int32_t rank = -1;
     std::vector<uint8_t> address;  // its worker address; empty: none
     int32_t pid = 0;               // its process id, from its address blob
@@ -85,9 +84,9 @@ struct peer {
 
 // A packet UCX still sends from: its bytes, gathered from the core's iov.
 struct send_buffer {
-    state *owner = nullptr;
+    ucx_plugin *owner = nullptr;
     peer *to = nullptr;
-    byte_buffer bytes;
+    packet_buffer bytes;
 };
 
 // A packet that arrived, waiting for the end of ucp_worker_progress to be
@@ -107,7 +106,7 @@ struct arrival {
     size_t length = 0;
     void *ucx_data = nullptr;           // data UCX let us keep (released after delivery), or null
     size_t ucx_offset = 0;              // where the packet starts in it
-    std::unique_ptr<byte_buffer> copy;  // else a copy in a pooled buffer, or null
+    std::unique_ptr<packet_buffer> copy;  // else a copy in a pooled buffer, or null
     alignas(8) uint8_t inline_bytes[inline_max];  // else here
 
     const void *bytes() const {
@@ -127,32 +126,39 @@ struct pending_rendezvous {
 // A packet sent from the core's buffer (am_send_nocopy). Its head is the
 // UCP header, which UCX 1.13 reads until the send completes: kept here.
 struct nocopy_request {
-    state *owner = nullptr;
+    ucx_plugin *owner = nullptr;
     uint64_t token = 0;
     std::vector<uint8_t> header;  // sender's rank, then the packet's head
 };
 
 // A rendezvous packet being fetched.
 struct rendezvous {
-    state *owner;
+    ucx_plugin *owner;
     arrival a;
 };
 
 // One put or get: its pieces and, for a put, the flush that makes it
 // visible at the target.
 struct rma_request {
-    state *owner = nullptr;
+    ucx_plugin *owner = nullptr;
     uint64_t token = 0;
     int pending = 0;
     ucs_status_t status = UCS_OK;
 };
 
-class state {
+class ucx_plugin {
 public:
-    state(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg);
-    ~state();
-    state(const state &) = delete;
-    state &operator=(const state &) = delete;
+    static constexpr const char *name = "ucx";
+    using config = ucx::config;
+    // ucx_attr.cpp: CCS_UCX_* (false + reason on a bad value) and what UCX
+    // offers here.
+    static bool read_config(const plugin::core_services &core, config &out, std::string &reason);
+    static ccs_plugin_status_t query(const plugin::core_services &core, const config &cfg, ccs_plugin_attr_v1_t &attr);
+
+    ucx_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg);
+    ~ucx_plugin();
+    ucx_plugin(const ucx_plugin &) = delete;
+    ucx_plugin &operator=(const ucx_plugin &) = delete;
 
     void log(int32_t level, const std::string &message) const;
 
@@ -163,12 +169,12 @@ public:
     bool reachable(int32_t rank) const;
 
     // ucx_msg.cpp: active messages.
-    ccs_plugin_status_t send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
+    ccs_plugin_status_t am_send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
     // Packets up to this size first try UCX's immediate (short) path.
     static constexpr size_t immediate_max = 256;
     // All but the last iov entry go as the UCP header, the last from the
     // core's memory, unread after the completion (see ccs_plugin_v1.h).
-    ccs_plugin_status_t send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token);
+    ccs_plugin_status_t am_send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token);
 
     // ucx_progress.cpp
     int32_t progress();
@@ -231,19 +237,19 @@ private:
                             size_t nremote, bool flush, uint64_t token, Issue issue);
 
     std::unique_ptr<send_buffer> take_buffer();
-    std::unique_ptr<byte_buffer> take_receive_buffer(size_t length);
+    std::unique_ptr<packet_buffer> take_receive_buffer(size_t length);
     // Back to the pools, unless a pool already keeps spare_limit bytes: a
     // burst of megabyte packets must not stay resident forever, but a
     // window of them should not fault in fresh pages for every packet
     // (16 MiB cost a fifth of 1 MiB AM bandwidth against 64).
     void give_back(std::unique_ptr<send_buffer> b);
-    void give_back(std::unique_ptr<byte_buffer> b);
+    void give_back(std::unique_ptr<packet_buffer> b);
     static constexpr size_t spare_limit = size_t{64} << 20;
     // Starts waiting rendezvous fetches up to max_active_rendezvous.
     void start_rendezvous();
     static constexpr int max_active_rendezvous = 8;
 
-    ccs_plugin_services_v1_t services_;
+    plugin::core_services core_;
     config cfg_;
     int32_t rank_;
     // The AM header: the sender's rank. In UCX 1.13 a header must stay valid
@@ -253,10 +259,9 @@ private:
     ucp_worker_h worker_ = nullptr;
     std::vector<uint8_t> my_address_;
     std::vector<peer> peers_;
-    uint32_t polls_since_check_ = 0;
-    std::chrono::steady_clock::time_point last_check_{};
+    plugin::liveness_pacer liveness_;
     std::vector<std::unique_ptr<send_buffer>> spare_buffers_;
-    std::vector<std::unique_ptr<byte_buffer>> spare_receive_buffers_;
+    std::vector<std::unique_ptr<packet_buffer>> spare_receive_buffers_;
     size_t spare_send_bytes_ = 0, spare_receive_bytes_ = 0;
     // Filled by UCX callbacks, emptied by progress(); a vector whose
     // capacity is reused, so a small arrival allocates nothing.

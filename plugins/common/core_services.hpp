@@ -1,0 +1,77 @@
+// What the core hands a plugin (ccs_plugin_services_v1_t), as calls that
+// read like C++: log a line, read a CCS_<PLUGIN>_<NAME> parameter, report
+// events. Services appended after the first ABI release are checked
+// against struct_size here, once, instead of at every call site.
+#pragma once
+
+#include <ccs/plugin/ccs_plugin_v1.h>
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+namespace ccs::plugin {
+
+class core_services {
+public:
+    // `plugin`: the plugin's name, as in its table; it names the variables.
+    core_services(const ccs_plugin_services_v1_t &services, const char *plugin) : s_(services), plugin_(plugin) {}
+
+    void log(int32_t level, const std::string &message) const { s_.log(s_.core, level, message.c_str()); }
+
+    const ccs_plugin_services_v1_t &raw() const { return s_; }
+
+    // The text of CCS_<PLUGIN>_<name>, or default_value when unset.
+    std::string param(const char *name, const char *default_value, const char *description) const {
+        const char *v = s_.param_get(s_.core, name, default_value, description);
+        return v ? std::string(v) : std::string(default_value);
+    }
+    // A size parameter (4096, 64k, 8m, 1g) within [min, max]; false, with
+    // `reason` naming the variable, its text and what it must be, otherwise.
+    // `rule` overrides the "from <min> to <max> bytes" part of the reason.
+    bool param_size(const char *name, const char *default_value, const char *description, size_t min, size_t max,
+                    size_t &out, std::string &reason, const char *rule = nullptr) const;
+    // A parameter that takes one of `choices` (text, value).
+    template <typename T>
+    bool param_choice(const char *name, const char *default_value, const char *description,
+                      std::initializer_list<std::pair<const char *, T>> choices, T &out, std::string &reason) const {
+        const std::string text = param(name, default_value, description);
+        std::string listed;
+        size_t i = 0;
+        for (const auto &[word, value] : choices) {
+            if (text == word) {
+                out = value;
+                return true;
+            }
+            if (i > 0) listed += i + 1 == choices.size() ? " or " : ", ";
+            listed += word;
+            ++i;
+        }
+        reason = variable(name) + "='" + text + "' must be " + listed;
+        return false;
+    }
+    // The variable's full name as the user sets it.
+    std::string variable(const char *name) const;
+
+    // Inline: every packet goes through here.
+    void deliver(int32_t source, const void *packet, size_t length) const {
+        s_.am_deliver(s_.core, source, packet, length);
+    }
+    void peer_failed(int32_t peer, const std::string &reason) const { s_.peer_failed(s_.core, peer, reason.c_str()); }
+    void rma_complete(uint64_t token, ccs_plugin_status_t status) const { s_.rma_complete(s_.core, token, status); }
+    // Whether the core can hear of finished am_send_nocopy calls.
+    bool has_am_send_complete() const { return CCS_PLUGIN_HAS(&s_, am_send_complete); }
+    void am_send_complete(uint64_t token, ccs_plugin_status_t status) const {
+        s_.am_send_complete(s_.core, token, status);
+    }
+    bool mem_shareable(const void *addr, size_t length, int32_t &fd, uint64_t &offset, uint64_t &id) const {
+        return CCS_PLUGIN_HAS(&s_, mem_shareable) && s_.mem_shareable(s_.core, addr, length, &fd, &offset, &id) != 0;
+    }
+
+private:
+    ccs_plugin_services_v1_t s_;
+    const char *plugin_;
+};
+
+}  // namespace ccs::plugin
