@@ -83,17 +83,15 @@ ccs_status_t runtime::release() {
 ccs_status_t runtime::read_settings(settings &out) {
     param_declare_core();
     std::string error, emulate, expose;
-    size_t pause_ms = 0;
     log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
         !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
-        !param_size("CCS_TEST_BARRIER_PAUSE_MS", "ms", 60000, pause_ms, error) || !wait_gap_param(out.wait_gap, error) ||
+        !wait_gap_param(out.wait_gap, error) ||
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
         !param_size("CCS_RMA_LAYOUT_PIECE", "bytes", INT64_MAX, out.rma_layout_piece, error) ||
         !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
-    out.barrier_pause = std::chrono::milliseconds(pause_ms);
     out.rma_emulate = emulate == "1";
     out.expose_all = expose == "all";
     return CCS_OK;
@@ -205,10 +203,6 @@ ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
         const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 3, nullptr, 0, nullptr);
         if (st == CCS_ERR_PEER_FAILED) flags |= missing_flag;
         else if (st != CCS_OK) return st;
-        // Test mode: the last rank pauses after its first round's message,
-        // so a test can let the others finish first.
-        if (round == 0 && settings_.barrier_pause.count() > 0 && rank_ == size_ - 1) [[unlikely]]
-            std::this_thread::sleep_for(settings_.barrier_pause);
         progress_until([&] {
             if (barrier_arrivals_.arrived(epoch, round) || am_->peer_has_failed(from)) return true;
             if (!am_->any_peer_failed()) return false;

@@ -100,6 +100,11 @@ public:
 
     std::vector<std::pair<std::string, uint64_t>> stats() const;
     const std::vector<std::unique_ptr<transport>> &transports() const { return wired_.transports; }
+    // The transport that reaches `peer`; null for this process.
+    transport *route(int peer) const { return wired_.route[static_cast<size_t>(peer)]; }
+    bool same_node(int peer) const {
+        return wired_.node_of_rank[static_cast<size_t>(peer)] == wired_.node_of_rank[static_cast<size_t>(rank_)];
+    }
 
 private:
     // The core's environment parameters (util/params.cpp lists them).
@@ -107,7 +112,6 @@ private:
         size_t queue_limit = 0;                       // CCS_AM_QUEUE_LIMIT
         size_t buffer_cache = 0;                      // CCS_AM_BUFFER_CACHE
         size_t max_unused = 0;                        // CCS_RCACHE_MAX_UNUSED
-        std::chrono::milliseconds barrier_pause{0};   // CCS_TEST_BARRIER_PAUSE_MS (last rank only)
         std::chrono::nanoseconds wait_gap{0};         // CCS_WAIT_GAP_NS
         bool rma_emulate = false;                     // CCS_RMA_EMULATE
         size_t rma_layout_piece = 0;                  // CCS_RMA_LAYOUT_PIECE

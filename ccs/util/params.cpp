@@ -99,8 +99,6 @@ void param_declare_core() {
     remember("CCS_WAIT_GAP_NS", "80",
              "ns between polls of ccs_wait_until once a wait has lasted 200 ns (pause instructions; 0: none)");
     remember("CCS_NODE_ID", "", "overrides the node identity (hostname + boot id) used to group processes");
-    remember("CCS_TEST_BARRIER_PAUSE_MS", "0",
-             "test mode: the last rank pauses this long in each barrier after its first message");
     remember("CCS_RANK", "", "set by ccsrun: this process's rank");
     remember("CCS_SIZE", "", "set by ccsrun: number of processes");
     remember("CCS_JOB_ID", "", "set by ccsrun: job identifier");

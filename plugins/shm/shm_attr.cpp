@@ -21,10 +21,6 @@ bool shm_plugin::read_config(const plugin::core_services &core, config &out, std
                          ring_max_record(out.ring_capacity), out.max_packet, reason,
                          "from 256 bytes to a quarter of CCS_SHM_RING_SIZE minus 16"))
         return false;
-    out.shuffle = core.param("TEST_SHUFFLE", "0", "1: test mode, deliver out of order to exercise the core's reordering") == "1";
-    out.deny_cma = core.param("TEST_DENY_CMA", "0", "1: test mode, act as if the kernel refused cross-memory attach") == "1";
-    out.refuse_marked = core.param("TEST_REFUSE_MARKED", "0",
-                                   "1: test mode, refuse every packet ending in \"REFUSED!\" with a transport error") == "1";
     return core.param_choice<bulk_copy::method>("BULK_COPY", "auto",
                                                 "copies of 1 MiB and more to and from mapped peer memory: auto "
                                                 "(time both ways on the first ones), memcpy or movsb",
@@ -40,15 +36,15 @@ ccs_plugin_status_t shm_plugin::query(const plugin::core_services &core, const c
         core.log(CCS_PLUGIN_LOG_INFO, "/dev/shm is not writable");
         return CCS_PLUGIN_ERR_NO_DEVICE;
     }
-    attr.caps = CCS_PLUGIN_CAP_AM | CCS_PLUGIN_CAP_PUT | CCS_PLUGIN_CAP_GET |
-                (cfg.shuffle ? 0 : CCS_PLUGIN_CAP_AM_ORDERED);
+    attr.caps = CCS_PLUGIN_CAP_AM | CCS_PLUGIN_CAP_AM_ORDERED | CCS_PLUGIN_CAP_PUT | CCS_PLUGIN_CAP_GET |
+                CCS_PLUGIN_CAP_MAP_SHARED;
     attr.scope = CCS_PLUGIN_SCOPE_NODE;
     attr.priority = 100;
     attr.am_max_packet = cfg.max_packet;
     std::snprintf(attr.description, sizeof attr.description,
-                  "POSIX shm: SPSC rings of %zu KiB per process pair; put/get by cross-memory attach%s%s%s",
-                  cfg.ring_capacity >> 10, cfg.shuffle ? " (TEST_SHUFFLE)" : "",
-                  cfg.deny_cma ? " (TEST_DENY_CMA)" : "", cfg.refuse_marked ? " (TEST_REFUSE_MARKED)" : "");
+                  "POSIX shm: SPSC rings of %zu KiB per process pair; put/get by mapping ccs_mem_alloc memory, "
+                  "else by cross-memory attach",
+                  cfg.ring_capacity >> 10);
     return CCS_PLUGIN_OK;
 }
 

@@ -5,16 +5,6 @@
 #include <cstring>
 
 namespace ccs::shm {
-namespace {
-
-bool ends_with_refuse_mark(const ccs_plugin_iov_v1_t &last) {
-    return last.length >= refuse_mark_length &&
-           std::memcmp(static_cast<const char *>(last.base) + last.length - refuse_mark_length, refuse_mark,
-                       refuse_mark_length) == 0;
-}
-
-}  // namespace
-
 ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
     if (!reachable(peer) || count > 4) return CCS_PLUGIN_ERR_INVALID;
     const auto local = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
@@ -26,8 +16,6 @@ ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t 
         total += iov[i].length;
     }
     if (total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
-    if (cfg_.refuse_marked && count > 0 && ends_with_refuse_mark(iov[count - 1])) [[unlikely]]
-        return CCS_PLUGIN_ERR_TRANSPORT;
     return to_[local].push(pieces, count, total) ? CCS_PLUGIN_OK : CCS_PLUGIN_AGAIN;
 }
 

@@ -15,30 +15,14 @@
 #include <map>
 #include <utility>
 #include <sys/uio.h>
-#include <random>
 #include <string>
 #include <vector>
 
 namespace ccs::shm {
 
-// The last bytes of a packet that CCS_SHM_TEST_REFUSE_MARKED=1 refuses.
-inline constexpr char refuse_mark[] = "REFUSED!";
-inline constexpr size_t refuse_mark_length = sizeof refuse_mark - 1;
-
 struct config {
     size_t ring_capacity = 256 * 1024;
     size_t max_packet = 32 * 1024;
-    // Test mode: declare the transport unordered and deliver each polled
-    // batch in shuffled order, so the core's reorder path runs on real
-    // processes.
-    bool shuffle = false;
-    // Test mode: behave as if the kernel refused cross-memory attach, so
-    // the core's fall-back to active-message RMA runs on real processes.
-    bool deny_cma = false;
-    // Test mode: refuse, with a transport error, every packet that ends in
-    // refuse_mark, so the core's handling of a send the transport refuses
-    // runs on real processes (a test picks which messages by their bytes).
-    bool refuse_marked = false;
     bulk_copy::method bulk = bulk_copy::method::trial;
 };
 
@@ -79,7 +63,6 @@ public:
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
 
 private:
-    int32_t poll_shuffled(uint32_t from);
     // Every so often: is each local peer's process still there?
     void check_peers_alive();
 
@@ -119,8 +102,6 @@ private:
         uint32_t keys;  // unpacked keys using it
     };
     std::map<std::pair<int32_t, uint64_t>, mapping> mappings_;  // (owner pid, allocation id)
-    std::vector<std::vector<uint8_t>> shuffle_batch_;
-    std::minstd_rand shuffle_rng_{12345};
 };
 
 }  // namespace ccs::shm

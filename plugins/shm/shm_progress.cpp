@@ -2,7 +2,6 @@
 // one busy sender cannot starve the others.
 #include "shm_plugin.hpp"
 
-#include <algorithm>
 #include <string>
 
 namespace ccs::shm {
@@ -33,10 +32,6 @@ int32_t shm_plugin::progress() {
     for (uint32_t i = 0; i < n; ++i) {
         const uint32_t peer = polled_[at];
         at = at + 1 == n ? 0 : at + 1;
-        if (cfg_.shuffle) [[unlikely]] {
-            events += poll_shuffled(peer);
-            continue;
-        }
         const int32_t source = local_ranks_[peer];
         events += from_[peer].poll(
             [&](const uint8_t *data, size_t length) { core_.deliver(source, data, length); },
@@ -45,16 +40,6 @@ int32_t shm_plugin::progress() {
     poll_start_ = poll_start_ + 1 >= n ? 0 : poll_start_ + 1;
     if (liveness_.due()) check_peers_alive();
     return events;
-}
-
-int32_t shm_plugin::poll_shuffled(uint32_t peer) {
-    shuffle_batch_.clear();
-    const int got = from_[peer].poll(
-        [&](const uint8_t *data, size_t length) { shuffle_batch_.emplace_back(data, data + length); }, batch);
-    std::shuffle(shuffle_batch_.begin(), shuffle_batch_.end(), shuffle_rng_);
-    for (const auto &packet : shuffle_batch_)
-        core_.deliver(local_ranks_[peer], packet.data(), packet.size());
-    return got;
 }
 
 }  // namespace ccs::shm

@@ -124,7 +124,7 @@ ccs_plugin_status_t shm_plugin::rkey_unpack(int32_t peer, const void *buffer, si
     if (pid != k.pid) return CCS_PLUGIN_ERR_INVALID;
     auto *u = new (std::nothrow) unpacked_key{k.pid};
     if (!u) return CCS_PLUGIN_ERR_NO_MEMORY;
-    if (k.shared && !cfg_.deny_cma)
+    if (k.shared)
         if (uint8_t *base = map_shared(k.pid, k.fd, k.id)) {
             u->mapped = base + k.offset;
             u->addr = k.addr;
@@ -188,15 +188,9 @@ ccs_plugin_status_t shm_plugin::cma(bool write, int32_t peer, struct iovec *loca
     // The kernel takes at most IOV_MAX segments a side and may stop early:
     // advance both lists by what it moved and go on.
     while (nlocal > 0 && nremote > 0) {
-        ssize_t moved;
-        if (cfg_.deny_cma) {
-            moved = -1;
-            errno = EPERM;
-        } else {
-            const unsigned long nl = nlocal < IOV_MAX ? nlocal : IOV_MAX, nr = nremote < IOV_MAX ? nremote : IOV_MAX;
-            moved = write ? ::process_vm_writev(pid, local, nl, remote, nr, 0)
-                          : ::process_vm_readv(pid, local, nl, remote, nr, 0);
-        }
+        const unsigned long nl = nlocal < IOV_MAX ? nlocal : IOV_MAX, nr = nremote < IOV_MAX ? nremote : IOV_MAX;
+        const ssize_t moved = write ? ::process_vm_writev(pid, local, nl, remote, nr, 0)
+                                    : ::process_vm_readv(pid, local, nl, remote, nr, 0);
         if (moved < 0) {
             if (errno == EINTR) continue;
             if (errno == EPERM || errno == ENOSYS) {

@@ -70,7 +70,6 @@ TEST(Lifecycle, ABadParameterFailsInitByNameAndLeavesNothingBehind) {
         const char *name, *value;
     } bad[] = {{"CCS_AM_QUEUE_LIMIT", "lots"},    {"CCS_AM_QUEUE_LIMIT", "-1"},
                {"CCS_AM_BUFFER_CACHE", "16 M"},   {"CCS_RCACHE_MAX_UNUSED", "12q"},
-               {"CCS_TEST_BARRIER_PAUSE_MS", "60001"},
                {"CCS_WAIT_GAP_NS", "10001"},      {"CCS_WAIT_GAP_NS", ""},
                {"CCS_RMA_EMULATE", "yes"},        {"CCS_RMA_EXPOSE", "everything"},
                {"CCS_LOG_LEVEL", "loud"}};

@@ -24,6 +24,17 @@ uint64_t stat(const char *name) {
     return v;
 }
 
+ccs_peer_attr_t peer_attr(int peer) {
+    ccs_peer_attr_t attr{};
+    attr.struct_size = sizeof attr;
+    EXPECT_EQ(ccs_peer_query(peer, &attr), CCS_OK) << peer << ": " << ccs_last_error();
+    return attr;
+}
+
+uint32_t peer_flags(int peer) { return peer_attr(peer).flags; }
+
+std::string transport_to(int peer) { return peer_attr(peer).transport; }
+
 scoped_context::scoped_context(const char *name, std::vector<ccs_am_handler_entry_t> handlers, uint64_t flags) {
     const ccs_context_params_t params{sizeof(ccs_context_params_t), flags, name, handlers.data(), handlers.size()};
     const ccs_status_t st = ccs_context_create(&params, &ctx_);

@@ -30,6 +30,12 @@ bool progress_until(Done done, double seconds = 120) {
 
 uint64_t stat(const char *name);
 
+// How this process reaches `peer` (ccs_peer_query): what the suite expects
+// of a transport comes from here and from statistics, never from its name.
+ccs_peer_attr_t peer_attr(int peer);
+uint32_t peer_flags(int peer);
+std::string transport_to(int peer);
+
 // A context created collectively for one test and destroyed at its end.
 class scoped_context {
 public:

@@ -274,10 +274,10 @@ TEST(BadInput, InitParamsAndNestedInitFinalize) {
 }
 
 namespace {
-constexpr char refuse_mark[] = "REFUSED!";  // what shm's CCS_SHM_TEST_REFUSE_MARKED=1 refuses
-// Whether this job runs over shm refusing marked packets, with a peer.
+constexpr char refuse_mark[] = "REFUSED!";  // what the altered plugin's CCS_ALTERED_REFUSE_MARKED=1 refuses
+// Whether this job's transport refuses marked packets, with a peer.
 bool refusing_transport() {
-    const char *mode = std::getenv("CCS_SHM_TEST_REFUSE_MARKED");
+    const char *mode = std::getenv("CCS_ALTERED_REFUSE_MARKED");
     return mode && std::string(mode) == "1" && size() >= 2;
 }
 struct refused_state {
@@ -309,9 +309,9 @@ void on_accepted(const ccs_am_message_t *m, void *arg) {
 // arrive, in order (with a transport that does not order, a refused send
 // must not use up a sequence number the target would wait for forever).
 // Needs a transport that refuses on demand: shm's test mode
-// CCS_SHM_TEST_REFUSE_MARKED=1 refuses packets that end in "REFUSED!".
+// CCS_ALTERED_REFUSE_MARKED=1 refuses packets that end in "REFUSED!".
 TEST(BadInput, RefusedSendLosesNothingAfterIt) {
-    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_ALTERED_REFUSE_MARKED=1 and two processes";
     refused_state state;
     scoped_context ctx("refused-sends", {{1, on_accepted, &state}});
     CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_refused, &state));
@@ -325,7 +325,7 @@ TEST(BadInput, RefusedSendLosesNothingAfterIt) {
         const ccs_status_t st = ccs_am_send(ctx, to, 1, &index, 1, payload.data(), payload.size(), nullptr);
         if (refuse) {
             EXPECT_EQ(st, CCS_ERR_TRANSPORT) << i << ": " << ccs_strerror(st);
-            EXPECT_TRUE(detail_mentions("shm")) << ccs_last_error();
+            EXPECT_TRUE(detail_mentions(transport_to(to).c_str())) << ccs_last_error();
         } else {
             EXPECT_EQ(st, CCS_OK) << i << ": " << ccs_strerror(st) << ": " << ccs_last_error();
             ++accepted;
@@ -346,7 +346,7 @@ TEST(BadInput, RefusedSendLosesNothingAfterIt) {
 // the queue are refused as progress pushes them. Each such refusal reaches
 // the context's error handler, and the rest still arrive, in order.
 TEST(BadInput, RefusedQueuedSendIsReportedAndLosesNothingAfterIt) {
-    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_ALTERED_REFUSE_MARKED=1 and two processes";
     refused_state state;
     scoped_context ctx("refused-queued-sends", {{1, on_accepted, &state}});
     CCS_ASSERT_OK(ccs_context_set_error_handler(ctx, on_refused, &state));
@@ -404,7 +404,7 @@ void on_refused_completion(ccs_status_t st, void *arg) {
 // a transport that does not order, the refused message's sequence number
 // must not hold back the ones after it).
 TEST(BadInput, RefusedFragmentLosesNothingAfterIt) {
-    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_SHM_TEST_REFUSE_MARKED=1 and two processes";
+    if (!refusing_transport()) GTEST_SKIP() << "needs CCS_ALTERED_REFUSE_MARKED=1 and two processes";
     refused_state state;
     refused_completions completions;
     scoped_context ctx("refused-fragments", {{1, on_accepted, &state}});
@@ -435,7 +435,7 @@ TEST(BadInput, RefusedFragmentLosesNothingAfterIt) {
             EXPECT_TRUE(st == CCS_OK || st == CCS_ERR_TRANSPORT) << i << ": " << ccs_strerror(st);
             if (st == CCS_ERR_TRANSPORT) {
                 ++refused_at_once;
-                EXPECT_TRUE(detail_mentions("shm")) << ccs_last_error();
+                EXPECT_TRUE(detail_mentions(transport_to(to).c_str())) << ccs_last_error();
             } else if (with_completion) {
                 ++queued_with_completion;
             }

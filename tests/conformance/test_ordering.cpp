@@ -106,7 +106,7 @@ TEST(Ordering, FifoPerContextAndSourceUnderStress) {
     }
     EXPECT_EQ(unordered.corrupt, 0u);
     // In the shuffling test mode the reorder buffer must actually have worked.
-    const char *shuffle = std::getenv("CCS_SHM_TEST_SHUFFLE");
+    const char *shuffle = std::getenv("CCS_ALTERED_SHUFFLE");
     if (shuffle && std::string(shuffle) == "1" && size() > 1) {
         EXPECT_GT(stat("am.reordered"), 0u);
     }

@@ -182,22 +182,19 @@ TEST_P(RmaMemory, FenceCompletesEverythingIssuedBefore) {
 
 // ccs_rkey_ptr: a pointer where the owner's memory is mapped here, loads
 // and stores through it are the owner's bytes; NULL where it is not mapped
-// (registered heap memory always; everything over UCX, which maps nothing).
+// (registered heap memory always; a ccs_mem_alloc block where the
+// transport to the owner does not map, as ccs_peer_query says).
 TEST_P(RmaMemory, KeyPointerIsTheOwnersMemoryOrNull) {
     scoped_context ctx("rma-key-pointer");
     window w(GetParam());
-    const char *transport = std::getenv("CCS_TRANSPORT"), *deny = std::getenv("CCS_SHM_TEST_DENY_CMA");
-    const std::string only = transport ? transport : "";
-    // shm maps a peer's ccs_mem_alloc block unless it acts as if the
-    // kernel refused it access to other processes.
-    const bool shm_maps = only == "shm" && !(deny && std::string(deny) == "1");
+    const bool maps = (peer_flags(right()) & CCS_PEER_MAPS_MEMORY) != 0;
     void *p = &p;
     CCS_ASSERT_OK(ccs_rkey_ptr(w.key(right()), w.slot(right(), rank()), 8, &p));
     if (size() == 1) {
         EXPECT_EQ(p, reinterpret_cast<void *>(w.slot(rank(), rank())));  // its own memory
-    } else if (!GetParam() || only == "ucx") {
+    } else if (!GetParam() || !maps) {
         EXPECT_EQ(p, nullptr);
-    } else if (shm_maps) {
+    } else {
         EXPECT_NE(p, nullptr);
     }
     const uint64_t mine = 0x5150000000000000ull + static_cast<uint64_t>(rank());

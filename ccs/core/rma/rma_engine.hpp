@@ -161,6 +161,10 @@ public:
         return emulate(target, put) || (pieces > 1 && bytes / pieces < static_cast<int64_t>(layout_piece_));
     }
 
+    // Whether puts (gets) to `target` go by its transport's RMA now, not
+    // in active messages.
+    bool native(int target, bool put) const { return target != rank_ && !emulate(target, put); }
+
     // Operations `ctx` issued to `target` (-1: to anyone) not yet complete.
     uint64_t outstanding(uint16_t ctx, int target) const;
     void context_destroyed(uint16_t ctx) {

@@ -246,6 +246,28 @@ CCS_API ccs_status_t ccs_barrier(void);
 CCS_API ccs_status_t ccs_stats_get(const char *name, uint64_t *value);
 CCS_API ccs_status_t ccs_stats_print(FILE *out);
 
+/* How this process reaches a peer (ccs_peer_query): what a runtime may
+ * count on for that rank, e.g. whether ccs_rkey_ptr can give it loads and
+ * stores into the peer's ccs_mem_alloc memory (shmem_ptr). */
+#define CCS_PEER_SAME_NODE (1u << 0)   /* on this node (or this process)           */
+#define CCS_PEER_AM_ORDERED (1u << 1)  /* the transport itself keeps AM order      */
+#define CCS_PEER_PUT_NATIVE (1u << 2)  /* puts move without the peer's CPU         */
+#define CCS_PEER_GET_NATIVE (1u << 3)  /* gets move without the peer's CPU         */
+#define CCS_PEER_MAPS_MEMORY (1u << 4) /* its ccs_mem_alloc memory is mapped here  */
+#define CCS_PEER_FAILED (1u << 5)      /* known to have failed                     */
+
+typedef struct ccs_peer_attr {
+    size_t struct_size;    /* set by the caller: sizeof(ccs_peer_attr_t)   */
+    uint32_t flags;        /* CCS_PEER_*                                    */
+    char transport[32];    /* plugin carrying traffic to it; "self" for us */
+    size_t am_max_packet;  /* largest packet on that route; the core
+                              fragments larger messages                     */
+} ccs_peer_attr_t;
+
+/* Fills *attr for rank `peer`. Without the peer's CPU (PUT/GET_NATIVE)
+ * may change to through it after the transport refused an operation. */
+CCS_API ccs_status_t ccs_peer_query(int peer, ccs_peer_attr_t *attr);
+
 /* What ccs_info prints: version, plugins found and why each is or is not
  * usable, environment variables read. Works without ccs_init. */
 CCS_API ccs_status_t ccs_info_print(FILE *out);

@@ -65,7 +65,8 @@ enum {
 #define CCS_PLUGIN_CAP_AM_ORDERED (1ull << 1) /* FIFO per (source, target) */
 #define CCS_PLUGIN_CAP_PUT (1ull << 2)        /* put without the target's CPU */
 #define CCS_PLUGIN_CAP_GET (1ull << 3)        /* get without the target's CPU */
-/* Bits 4..63 are reserved for atomics and later capabilities. Without
+#define CCS_PLUGIN_CAP_MAP_SHARED (1ull << 4) /* rkey_ptr maps peers' ccs_mem_alloc memory */
+/* Bits 5..63 are reserved for atomics and later capabilities. Without
  * CAP_PUT / CAP_GET (or when an operation returns UNSUPPORTED) the core
  * carries RMA in active messages. */
 
