@@ -30,6 +30,9 @@ void expect_every_call_refused(ccs_status_t want) {
     EXPECT_EQ(ccs_barrier(), want);
     EXPECT_EQ(ccs_stats_get("am.sent", &u), want);
     EXPECT_EQ(ccs_stats_print(stdout), want);
+    ccs_peer_attr_t peer{};
+    peer.struct_size = sizeof peer;
+    EXPECT_EQ(ccs_peer_query(0, &peer), want);
     // Memory and RMA.
     char buf[64];
     size_t len = sizeof buf;
