@@ -6,16 +6,10 @@
 #include "util/params.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
-#include <optional>
-#include <thread>
 
 namespace ccs {
 namespace {
-
-constexpr uint16_t barrier_handler_id = 0;
-constexpr uint16_t rma_first_handler_id = 1;  // eight ids: rma_am.cpp
 
 enum class phase { never, running, finalized };
 phase g_phase = phase::never;
@@ -112,7 +106,7 @@ ccs_status_t runtime::start() {
     context *internal = nullptr;
     st = contexts_.create(0, "ccs-internal", size_, internal);
     if (st != CCS_OK) return st;
-    internal->handler(barrier_handler_id) = {&runtime::barrier_handler, this};
+    internal_handlers_ = std::make_unique<internal_handlers>(*internal);
     am_ = std::make_unique<am_engine>(contexts_, rank_, size_, settings_.queue_limit, settings_.buffer_cache);
 
     st = wireup(*boot_, *am_, wired_);
@@ -121,10 +115,13 @@ ccs_status_t runtime::start() {
         if (wired_.route[static_cast<size_t>(peer)]) am_->set_route(peer, wired_.route[static_cast<size_t>(peer)]);
     for (const auto &t : wired_.transports)
         log_message(log_level::info, "transport " + t->name() + " (" + t->path() + ") connected");
-    return start_rma(*internal);
+    return install_subsystems();
 }
 
-ccs_status_t runtime::start_rma(context &internal) {
+ccs_status_t runtime::install_subsystems() {
+    barrier_ = std::make_unique<coll::barrier>(*am_, rank_, size_, [this] { progress(); });
+    ccs_status_t st = barrier_->install(*internal_handlers_);
+    if (st != CCS_OK) return st;
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
     memory_ = std::make_unique<memory_registry>(all, rank_, settings_.max_unused);
@@ -133,7 +130,7 @@ ccs_status_t runtime::start_rma(context &internal) {
     for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
     rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, rank_, settings_.rma_emulate,
                                         settings_.rma_layout_piece);
-    rma_->install(internal, rma_first_handler_id, [this] { progress(); });
+    if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
     return CCS_OK;
 }
@@ -143,6 +140,7 @@ void runtime::stop() {
     if (am_) am_->set_peer_failed_hook(nullptr);
     rma_.reset();
     memory_.reset();
+    barrier_.reset();
     // Transports go next: their finalize may still deliver into the engine.
     wired_.transports.clear();
     am_.reset();
@@ -169,54 +167,6 @@ bool runtime::progress() {
     }
     backoff_.idle();
     return false;
-}
-
-void runtime::barrier_handler(const ccs_am_message_t *message, void *arg) {
-    auto *self = static_cast<runtime *>(arg);
-    const uint64_t epoch = message->args[0], round = message->args[1];
-    self->barrier_arrivals_.record(epoch, round, message->args[2]);
-}
-
-// Dissemination barrier that survives failed peers without hanging and
-// without blaming peers that finished: each round waits for the message
-// from its source or for that source to fail, and always goes on to send
-// the next round, carrying `missing_flag` once a source failed first. So
-// every live process in the barrier completes all rounds, and the flag
-// reaches everyone whose result depended on a missing process. A process
-// that sent all its rounds and then exited (as after ccs_finalize, while
-// slower processes still wait) is not missing: stopping at any failure, as
-// this did before, made a slow process's ccs_finalize fail when a fast one
-// had left. A live source that never joins (its runtime gave up after the
-// failure) must not hang us either: once any peer is known to have failed,
-// a round waits at most `failure_grace` more.
-ccs_status_t runtime::barrier(uint64_t flags, uint64_t *all_flags) {
-    constexpr auto failure_grace = std::chrono::seconds(2);
-    constexpr uint64_t missing_flag = uint64_t{1} << 63;  // callers use the low bits
-    const uint64_t epoch = barrier_epoch_++;
-    context &internal = *contexts_.by_id(context_table::internal_id);
-    barrier_arrivals_.begin(epoch);
-    const auto n = static_cast<uint64_t>(size_), me = static_cast<uint64_t>(rank_);
-    std::optional<std::chrono::steady_clock::time_point> give_up_at;
-    for (uint64_t round = 0, distance = 1; distance < n; ++round, distance <<= 1) {
-        const int to = static_cast<int>((me + distance) % n), from = static_cast<int>((me + n - distance) % n);
-        const uint64_t args[3] = {epoch, round, flags};
-        const ccs_status_t st = am_->send(internal, to, barrier_handler_id, args, 3, nullptr, 0, nullptr);
-        if (st == CCS_ERR_PEER_FAILED) flags |= missing_flag;
-        else if (st != CCS_OK) return st;
-        progress_until([&] {
-            if (barrier_arrivals_.arrived(epoch, round) || am_->peer_has_failed(from)) return true;
-            if (!am_->any_peer_failed()) return false;
-            const auto now = std::chrono::steady_clock::now();
-            if (!give_up_at) give_up_at = now + failure_grace;
-            return now >= *give_up_at;
-        });
-        if (!barrier_arrivals_.take(epoch, round, flags)) flags |= missing_flag;
-    }
-    if (all_flags) *all_flags = flags & ~missing_flag;
-    if (flags & missing_flag)
-        return fail(CCS_ERR_PEER_FAILED, "barrier: " + (am_->any_peer_failed() ? am_->failure()
-                                                                               : "a failed process did not take part"));
-    return CCS_OK;
 }
 
 ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const char *name,

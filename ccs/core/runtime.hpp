@@ -4,7 +4,8 @@
 #pragma once
 
 #include "core/am/am_engine.hpp"
-#include "barrier_arrivals.hpp"
+#include "core/coll/barrier.hpp"
+#include "core/internal_handlers.hpp"
 #include "core/bootstrap/bootstrap.hpp"
 #include "context.hpp"
 #include "core/memory/memory_registry.hpp"
@@ -88,9 +89,9 @@ public:
     // slow phase: 0.18 / 0.21 / 0.21-0.22 / 0.22-0.23 / 0.26, no gap 0.31.
     static constexpr std::chrono::nanoseconds wait_tight{200};
 
-    // Dissemination barrier; also ORs `flags` over all processes into
-    // *all_flags (rounds that see a flag twice do no harm to an OR).
-    ccs_status_t barrier(uint64_t flags = 0, uint64_t *all_flags = nullptr);
+    // The barrier over all processes (coll/barrier.hpp); also ORs `flags`
+    // over all processes into *all_flags.
+    ccs_status_t barrier(uint64_t flags = 0, uint64_t *all_flags = nullptr) { return barrier_->run(flags, all_flags); }
     // Collective. `local` is this process's verdict on the arguments: every
     // process takes part even when its own arguments are bad, so a mistake
     // on one process fails the call everywhere instead of hanging the rest.
@@ -121,10 +122,10 @@ private:
 
     runtime() = default;
     ccs_status_t start();
-    ccs_status_t start_rma(context &internal);
+    // Subsystems on the internal context, in the same order everywhere.
+    ccs_status_t install_subsystems();
     void stop();
     int poll();
-    static void barrier_handler(const ccs_am_message_t *message, void *arg);
 
     settings settings_;
     std::unique_ptr<bootstrap> boot_;
@@ -134,14 +135,13 @@ private:
     context_table contexts_;
     std::unique_ptr<am_engine> am_;
     std::unique_ptr<memory_registry> memory_;
+    std::unique_ptr<internal_handlers> internal_handlers_;
+    std::unique_ptr<coll::barrier> barrier_;
     std::unique_ptr<rma_engine> rma_;
     wireup_result wired_;
     backoff backoff_;
     poll_gap wait_gap_;  // CCS_WAIT_GAP_NS
     uint64_t wait_tight_ticks_ = 0;
-    // Dissemination barrier.
-    uint64_t barrier_epoch_ = 0;
-    barrier_arrivals barrier_arrivals_;
 };
 
 }  // namespace ccs

@@ -1,5 +1,5 @@
 // The barrier's arrival bookkeeping (ccs/core/barrier_arrivals.hpp).
-#include "core/barrier_arrivals.hpp"
+#include "core/coll/barrier_arrivals.hpp"
 
 #include <gtest/gtest.h>
 

@@ -26,33 +26,24 @@
 #include <cstring>
 
 namespace ccs {
-namespace {
 
-enum handler_offset : uint16_t {
-    put_request = 0,
-    get_request = 1,
-    reply_to = 2,
-    key_request = 3,
-    key_reply = 4,
-    key_revoked = 5,
-    put_layout = 6,
-    get_layout = 7
-};
-
-}  // namespace
-
-void rma_engine::install(context &internal, uint16_t first_handler, std::function<void()> wait_progress) {
-    first_handler_ = first_handler;
+ccs_status_t rma_engine::install(internal_handlers &handlers, std::function<void()> wait_progress) {
+    const ccs_status_t st = handlers.reserve("rma", handler_count, first_handler_);
+    if (st != CCS_OK) return st;
     wait_progress_ = std::move(wait_progress);
-    internal.handler(first_handler + put_request) = {&rma_engine::on_put_request, this};
-    internal.handler(first_handler + get_request) = {&rma_engine::on_get_request, this};
-    internal.handler(first_handler + reply_to) = {&rma_engine::on_reply, this};
-    internal.handler(first_handler + key_request) = {&rma_engine::on_key_request, this};
-    internal.handler(first_handler + key_reply) = {&rma_engine::on_key_reply, this};
-    internal.handler(first_handler + key_revoked) = {&rma_engine::on_key_revoked, this};
-    internal.handler(first_handler + put_layout) = {&rma_engine::on_put_layout, this};
-    internal.handler(first_handler + get_layout) = {&rma_engine::on_get_layout, this};
+    const auto set = [&](handler_offset at, ccs_am_handler_fn fn) {
+        handlers.set(static_cast<uint16_t>(first_handler_ + at), fn, this);
+    };
+    set(put_request, &rma_engine::on_put_request);
+    set(get_request, &rma_engine::on_get_request);
+    set(reply_to, &rma_engine::on_reply);
+    set(key_request, &rma_engine::on_key_request);
+    set(key_reply, &rma_engine::on_key_reply);
+    set(key_revoked, &rma_engine::on_key_revoked);
+    set(put_layout, &rma_engine::on_put_layout);
+    set(get_layout, &rma_engine::on_get_layout);
     memory_.on_revoke = [this](int holder, uint64_t handle) { revoke(holder, handle); };
+    return CCS_OK;
 }
 
 void rma_engine::reply(int to, uint16_t handler, uint64_t token, ccs_status_t status, const void *data, size_t length) {

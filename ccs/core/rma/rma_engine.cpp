@@ -227,7 +227,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
         requests_.emplace(token, std::move(r));
         context &internal = *contexts_.by_id(context_table::internal_id);
         const ccs_status_t st =
-            am_.send(internal, target, static_cast<uint16_t>(first_handler_ + 3), args, 3, nullptr, 0, nullptr);
+            am_.send(internal, target, static_cast<uint16_t>(first_handler_ + key_request), args, 3, nullptr, 0, nullptr);
         if (st != CCS_OK) finish(token, st);
         return CCS_OK;
     }

@@ -9,6 +9,7 @@
 
 #include "core/am/am_engine.hpp"
 #include "core/context.hpp"
+#include "core/internal_handlers.hpp"
 #include "datadesc/copy_kernels.hpp"
 #include "datadesc/handle.hpp"
 #include "core/memory/memory_registry.hpp"
@@ -64,9 +65,9 @@ public:
     rma_engine(const rma_engine &) = delete;
     rma_engine &operator=(const rma_engine &) = delete;
 
-    // Handlers on the internal context, at ids [first_handler, first_handler + 8).
-    // `wait_progress` is one pass of the runtime's progress (with back-off).
-    void install(context &internal, uint16_t first_handler, std::function<void()> wait_progress);
+    // Its handlers on the internal context (rma_am.cpp). `wait_progress`
+    // is one pass of the runtime's progress (with back-off).
+    ccs_status_t install(internal_handlers &handlers, std::function<void()> wait_progress);
 
     ccs_status_t unpack_key(int owner, const void *buffer, size_t length, ccs_rkey_t &out);
     ccs_status_t release_key(ccs_rkey_t key);
@@ -261,7 +262,19 @@ private:
                                         uint64_t token);
     void refuse_native(int target);
 
-    // rma_am.cpp: the active-message side.
+    // rma_am.cpp: the active-message side, at handler ids first_handler_
+    // + these.
+    enum handler_offset : uint16_t {
+        put_request,
+        get_request,
+        reply_to,
+        key_request,
+        key_reply,
+        key_revoked,
+        put_layout,
+        get_layout,
+        handler_count
+    };
     static void on_put_request(const ccs_am_message_t *m, void *self);
     static void on_get_request(const ccs_am_message_t *m, void *self);
     static void on_put_layout(const ccs_am_message_t *m, void *self);

@@ -1,4 +1,4 @@
-// Arrivals of the dissemination barrier's messages (runtime::barrier), per
+// Arrivals of the dissemination barrier's messages (coll/barrier.cpp), per
 // barrier epoch and round. A peer can be at most one barrier ahead of this
 // process, so two slots suffice, each remembering which epoch it counts
 // for. After a failure a round may give up on a live but slow peer; its
