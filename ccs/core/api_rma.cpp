@@ -2,12 +2,10 @@
 // fences (ccs/rma.h).
 #include "api_guard.hpp"
 #include "datadesc/handle.hpp"
-#include "datadesc/walker.hpp"
 
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
-#include <algorithm>
 
 using namespace ccs;
 
@@ -35,33 +33,17 @@ inline ccs_status_t check_rma(const char *call, ccs_context_t handle, int target
     return CCS_OK;
 }
 
-// The general path of a contiguous put or get, out of line so the direct
-// path's callers keep a small stack frame.
-[[gnu::noinline]] ccs_status_t submit_contiguous(runtime &rt, context &ctx, bool put, int target, const void *local,
-                                                 size_t length, uint64_t remote, ccs_rkey_t rkey,
-                                                 const ccs_completion_t *completion);
-
-rma_engine::operation contiguous(bool put, int target, const void *local, size_t length, uint64_t remote) {
-    rma_engine::operation op;
-    op.is_put = put;
-    op.target = target;
-    op.local.push(reinterpret_cast<uintptr_t>(local), length);
-    op.remote.push(remote, length);
-    return op;
-}
-
-ccs_status_t submit_contiguous(runtime &rt, context &ctx, bool put, int target, const void *local, size_t length,
-                               uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    return rt.rma().submit(ctx, contiguous(put, target, local, length, remote), rkey, completion);
-}
-
-// The pieces of `count` elements of `dd` at `base` (local or remote), in
-// stream order, appended to `out`.
-void add_pieces(rma_engine::segment_list &out, uint64_t base, int64_t count, ccs_datadesc_t dd, int64_t bytes) {
-    dd::for_each_piece(*dd->compiled, count, 0, bytes, [&](int64_t at, int64_t len) {
-        out.push(base + static_cast<uint64_t>(at), static_cast<size_t>(len));
-        return true;
-    });
+// A contiguous request, its arguments checked.
+rma_request contiguous(rma_kind kind, int target, const void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
+                       const ccs_completion_t *completion) {
+    rma_request q;
+    q.kind = kind;
+    q.target = target;
+    q.local = {reinterpret_cast<uintptr_t>(local), length, nullptr, 0};
+    q.remote = {remote, length, nullptr, 0};
+    q.key = rkey;
+    q.completion = completion;
+    return q;
 }
 
 // Checks a datadesc operation: both sides committed, counts not negative,
@@ -84,31 +66,9 @@ ccs_status_t check_layouts(const char *call, const void *local, int64_t local_co
     return CCS_OK;
 }
 
-// A checked datadesc operation of `bytes` bytes as lists of pieces, for
-// the general path.
-rma_engine::operation layout_op(bool put, int target, const void *local, int64_t local_count, ccs_datadesc_t local_dd,
-                                uint64_t remote, int64_t remote_count, ccs_datadesc_t remote_dd, int64_t bytes) {
-    rma_engine::operation op;
-    op.is_put = put;
-    op.target = target;
-    add_pieces(op.local, reinterpret_cast<uintptr_t>(local), local_count, local_dd, bytes);
-    add_pieces(op.remote, remote, remote_count, remote_dd, bytes);
-    return op;
-}
-
-// Contiguous pieces of `count` elements of dd (saturating): one where the
-// elements follow one another without a gap (count bytes of CCS_BYTE).
-int64_t pieces_of(int64_t count, ccs_datadesc_t dd) {
-    if (dd->compiled->contiguous(count)) return 1;
-    int64_t pieces = 0;
-    return __builtin_mul_overflow(count, dd->compiled->blocks, &pieces) ? INT64_MAX : pieces;
-}
-
-// ccs_put_datadesc and ccs_get_datadesc: straight from layout to layout
-// where the target's memory is mapped here; whole in active messages where
-// pieces are small or RMA is emulated (the target unpacks); else as lists
-// of pieces.
-ccs_status_t put_or_get_layouts(const char *call, bool put, ccs_context_t handle, int target, void *local,
+// ccs_put_datadesc and ccs_get_datadesc: the engine chooses the way
+// (layout to layout into mapped memory, whole in active messages, lists).
+ccs_status_t put_or_get_layouts(const char *call, rma_kind kind, ccs_context_t handle, int target, void *local,
                                 int64_t local_count, ccs_datadesc_t local_dd, uint64_t remote, int64_t remote_count,
                                 ccs_datadesc_t remote_dd, ccs_rkey_t rkey, const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
@@ -119,50 +79,64 @@ ccs_status_t put_or_get_layouts(const char *call, bool put, ccs_context_t handle
         if (st != CCS_OK ||
             (st = check_layouts(call, local, local_count, local_dd, remote_count, remote_dd, bytes)) != CCS_OK)
             return st;
-        if (rt->rma().try_mapped_layouts(put, target, static_cast<uint8_t *>(local), local_count, *local_dd, remote,
-                                         remote_count, *remote_dd, rkey, completion)) {
-            rt->note_activity();
-            return CCS_OK;
-        }
-        const int64_t pieces = std::max(pieces_of(local_count, local_dd), pieces_of(remote_count, remote_dd));
-        if (rt->rma().sends_layouts(put, target, pieces, bytes)) {
-            rma_engine::operation op;
-            op.is_put = put;
-            op.target = target;
-            op.whole = rma_engine::layouts{*local_dd, *remote_dd, static_cast<uint8_t *>(local), remote, local_count,
-                                           remote_count};
-            return rt->rma().submit(*ctx, std::move(op), rkey, completion);
-        }
-        return rt->rma().submit(
-            *ctx, layout_op(put, target, local, local_count, local_dd, remote, remote_count, remote_dd, bytes), rkey,
-            completion);
+        rma_request q;
+        q.kind = kind;
+        q.target = target;
+        q.local = {reinterpret_cast<uintptr_t>(local), static_cast<size_t>(bytes), local_dd, local_count};
+        q.remote = {remote, static_cast<size_t>(bytes), remote_dd, remote_count};
+        q.key = rkey;
+        q.completion = completion;
+        return rt->rma().start(*ctx, q);
     });
 }
 
-ccs_status_t with_notify(const char *call, rma_engine::operation &op, uint16_t handler_id, const uint64_t *args,
-                         size_t nargs) {
-    const ccs_status_t st = check_handler_args(call, handler_id, args, nargs);
-    if (st != CCS_OK) return st;
-    op.after.wanted = true;
-    op.after.handler = handler_id;
-    op.after.nargs = static_cast<uint8_t>(nargs);
-    for (size_t i = 0; i < nargs; ++i) op.after.args[i] = args[i];
-    return CCS_OK;
+// ccs_put_notify and ccs_get_notify.
+ccs_status_t with_notify(const char *call, rma_kind kind, ccs_context_t handle, int target, const void *local,
+                         size_t length, uint64_t remote, ccs_rkey_t rkey, uint16_t handler_id, const uint64_t *args,
+                         size_t nargs, const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+        if (st != CCS_OK || (st = check_handler_args(call, handler_id, args, nargs)) != CCS_OK) return st;
+        rma_request q = contiguous(kind, target, local, length, remote, rkey, completion);
+        q.after.wanted = true;
+        q.after.handler = handler_id;
+        q.after.nargs = static_cast<uint8_t>(nargs);
+        for (size_t i = 0; i < nargs; ++i) q.after.args[i] = args[i];
+        return rt->rma().start(*ctx, q);
+    });
 }
 
 // A contiguous put or get that the inline mapped path did not take: every
-// check, with its error, then a direct transport call or the general path.
-// Out of line, so ccs_put and ccs_get keep a small frame.
-[[gnu::noinline]] ccs_status_t put_or_get(const char *call, bool put, ccs_context_t handle, int target, void *local,
-                                          size_t length, uint64_t remote, ccs_rkey_t rkey,
+// check, with its error, then the engine. Out of line, so ccs_put and
+// ccs_get keep a small frame.
+[[gnu::noinline]] ccs_status_t put_or_get(const char *call, rma_kind kind, ccs_context_t handle, int target,
+                                          void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
                                           const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
         const ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
         if (st != CCS_OK) return st;
-        if (rt->rma().try_direct(*ctx, put, target, local, length, remote, rkey, completion)) return CCS_OK;
-        return submit_contiguous(*rt, *ctx, put, target, local, length, remote, rkey, completion);
+        return rt->rma().start(*ctx, contiguous(kind, target, local, length, remote, rkey, completion));
+    });
+}
+
+// ccs_put_sync and ccs_get_sync: the same with a private counter, waited for.
+ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t handle, int target, void *local,
+                             size_t length, uint64_t remote, ccs_rkey_t rkey) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+        if (st != CCS_OK || (st = check_not_in_callback(*rt, call)) != CCS_OK) return st;
+        ccs_counter_t done{0, 0, CCS_OK};
+        const ccs_completion_t completion{nullptr, nullptr, &done};
+        if ((st = rt->rma().start(*ctx, contiguous(kind, target, local, length, remote, rkey, &completion))) != CCS_OK)
+            return st;
+        rt->progress_until([&] { return done.value > 0; });
+        return done.first_error;
     });
 }
 
@@ -176,18 +150,6 @@ ccs_status_t with_notify(const char *call, rma_engine::operation &op, uint16_t h
         return false;
     rt->note_activity();
     return true;
-}
-
-// Issues through `issue` with a private counter and waits for it.
-template <typename Issue>
-ccs_status_t issue_and_wait(runtime &rt, const char *call, Issue issue) {
-    ccs_status_t st = check_not_in_callback(rt, call);
-    if (st != CCS_OK) return st;
-    ccs_counter_t done{0, 0, CCS_OK};
-    const ccs_completion_t completion{nullptr, nullptr, &done};
-    if ((st = issue(completion)) != CCS_OK) return st;
-    rt.progress_until([&] { return done.value > 0; });
-    return done.first_error;
 }
 
 }  // namespace
@@ -315,82 +277,53 @@ ccs_status_t ccs_counter_wait(ccs_counter_t *counter, uint64_t value) {
 ccs_status_t ccs_put(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,
                      ccs_rkey_t rkey, const ccs_completion_t *completion) {
     if (done_mapped(true, handle, target, const_cast<void *>(src), length, remote_addr, rkey, completion)) return CCS_OK;
-    return put_or_get("ccs_put", true, handle, target, const_cast<void *>(src), length, remote_addr, rkey, completion);
+    return put_or_get("ccs_put", rma_kind::put, handle, target, const_cast<void *>(src), length, remote_addr, rkey, completion);
 }
 
 ccs_status_t ccs_get(ccs_context_t handle, int target, void *dst, size_t length, uint64_t remote_addr,
                      ccs_rkey_t rkey, const ccs_completion_t *completion) {
     if (done_mapped(false, handle, target, dst, length, remote_addr, rkey, completion)) return CCS_OK;
-    return put_or_get("ccs_get", false, handle, target, dst, length, remote_addr, rkey, completion);
+    return put_or_get("ccs_get", rma_kind::get, handle, target, dst, length, remote_addr, rkey, completion);
 }
 
 ccs_status_t ccs_put_sync(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,
                           ccs_rkey_t rkey) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        const ccs_status_t st = check_rma("ccs_put_sync", handle, target, src, length, rt, ctx);
-        if (st != CCS_OK) return st;
-        return issue_and_wait(*rt, "ccs_put_sync", [&](const ccs_completion_t &c) {
-            return rt->rma().submit(*ctx, contiguous(true, target, src, length, remote_addr), rkey, &c);
-        });
-    });
+    return put_or_get_sync("ccs_put_sync", rma_kind::put, handle, target, const_cast<void *>(src), length,
+                           remote_addr, rkey);
 }
 
 ccs_status_t ccs_get_sync(ccs_context_t handle, int target, void *dst, size_t length, uint64_t remote_addr,
                           ccs_rkey_t rkey) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        const ccs_status_t st = check_rma("ccs_get_sync", handle, target, dst, length, rt, ctx);
-        if (st != CCS_OK) return st;
-        return issue_and_wait(*rt, "ccs_get_sync", [&](const ccs_completion_t &c) {
-            return rt->rma().submit(*ctx, contiguous(false, target, dst, length, remote_addr), rkey, &c);
-        });
-    });
+    return put_or_get_sync("ccs_get_sync", rma_kind::get, handle, target, dst, length, remote_addr, rkey);
 }
 
 ccs_status_t ccs_put_datadesc(ccs_context_t handle, int target, const void *src, int64_t src_count,
                               ccs_datadesc_t src_dd, uint64_t remote_addr, int64_t dst_count, ccs_datadesc_t dst_dd,
                               ccs_rkey_t rkey, const ccs_completion_t *completion) {
     // The source is only read (the engine's pack side).
-    return put_or_get_layouts("ccs_put_datadesc", true, handle, target, const_cast<void *>(src), src_count, src_dd,
+    return put_or_get_layouts("ccs_put_datadesc", rma_kind::put, handle, target, const_cast<void *>(src), src_count, src_dd,
                               remote_addr, dst_count, dst_dd, rkey, completion);
 }
 
 ccs_status_t ccs_get_datadesc(ccs_context_t handle, int target, void *dst, int64_t dst_count, ccs_datadesc_t dst_dd,
                               uint64_t remote_addr, int64_t src_count, ccs_datadesc_t src_dd, ccs_rkey_t rkey,
                               const ccs_completion_t *completion) {
-    return put_or_get_layouts("ccs_get_datadesc", false, handle, target, dst, dst_count, dst_dd, remote_addr,
+    return put_or_get_layouts("ccs_get_datadesc", rma_kind::get, handle, target, dst, dst_count, dst_dd, remote_addr,
                               src_count, src_dd, rkey, completion);
 }
 
 ccs_status_t ccs_put_notify(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,
                             ccs_rkey_t rkey, uint16_t handler_id, const uint64_t *args, size_t nargs,
                             const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        ccs_status_t st = check_rma("ccs_put_notify", handle, target, src, length, rt, ctx);
-        if (st != CCS_OK) return st;
-        rma_engine::operation op = contiguous(true, target, src, length, remote_addr);
-        if ((st = with_notify("ccs_put_notify", op, handler_id, args, nargs)) != CCS_OK) return st;
-        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
-    });
+    return with_notify("ccs_put_notify", rma_kind::put, handle, target, src, length, remote_addr, rkey, handler_id,
+                       args, nargs, completion);
 }
 
 ccs_status_t ccs_get_notify(ccs_context_t handle, int target, void *dst, size_t length, uint64_t remote_addr,
                             ccs_rkey_t rkey, uint16_t handler_id, const uint64_t *args, size_t nargs,
                             const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        ccs_status_t st = check_rma("ccs_get_notify", handle, target, dst, length, rt, ctx);
-        if (st != CCS_OK) return st;
-        rma_engine::operation op = contiguous(false, target, dst, length, remote_addr);
-        if ((st = with_notify("ccs_get_notify", op, handler_id, args, nargs)) != CCS_OK) return st;
-        return rt->rma().submit(*ctx, std::move(op), rkey, completion);
-    });
+    return with_notify("ccs_get_notify", rma_kind::get, handle, target, dst, length, remote_addr, rkey, handler_id,
+                       args, nargs, completion);
 }
 
 ccs_status_t ccs_fence(ccs_context_t handle, int target) {

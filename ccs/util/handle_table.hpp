@@ -34,6 +34,8 @@ public:
         return e.value && e.generation == (id >> 32) ? &*e.value : nullptr;
     }
 
+    const T *find(uint64_t id) const { return const_cast<handle_table *>(this)->find(id); }
+
     bool erase(uint64_t id) {
         if (!find(id)) return false;
         entry &e = slots_[(id & 0xffffffffu) - 1];

@@ -95,13 +95,13 @@ bool read_segments(const ccs_am_message_t *m, std::vector<ccs_plugin_remote_v1_t
 void rma_engine::issue_emulated(request &r) {
     ++stats_.emulated;
     r.at = stage::in_flight;
-    const operation &op = r.op;
+    const rma_operation &op = r.op;
     context &internal = *contexts_.by_id(context_table::internal_id);
     const uint64_t token = r.token;
     std::vector<uint8_t> payload =
-        segments_payload(op.remote.data(), op.remote.size(), op.is_put ? op.local.bytes() : 0);
-    if (op.is_put) gather(op.local.data(), op.local.size(), payload.data() + 8 + 16 * op.remote.size());
-    const auto handler = static_cast<uint16_t>(first_handler_ + (op.is_put ? put_request : get_request));
+        segments_payload(op.remote.data(), op.remote.size(), op.writes_remote() ? op.local.bytes() : 0);
+    if (op.writes_remote()) gather(op.local.data(), op.local.size(), payload.data() + 8 + 16 * op.remote.size());
+    const auto handler = static_cast<uint16_t>(first_handler_ + (op.writes_remote() ? put_request : get_request));
     const ccs_status_t st = am_.send(internal, op.target, handler, &token, 1, payload.data(), payload.size(), nullptr);
     if (st != CCS_OK) finish(r, st);
 }
@@ -153,18 +153,18 @@ void rma_engine::issue_layouts(request &r) {
     ++stats_.emulated;
     ++stats_.by_layout;
     r.at = stage::in_flight;
-    const layouts &w = *r.op.whole;
+    const rma_layouts &w = *r.op.whole;
     std::vector<uint8_t> payload;
     dd::layout_to_bytes(w.remote_dd, payload);
     const uint64_t layout_bytes = payload.size();
-    if (r.op.is_put) {
+    if (r.op.writes_remote()) {
         payload.resize(layout_bytes + w.bytes());
         dd::copy_layouts(payload.data() + layout_bytes, static_cast<int64_t>(w.bytes()), ccs_datadesc_byte_, w.local,
                          w.local_count, w.local_dd);
     }
     const uint64_t args[4] = {r.token, w.remote, static_cast<uint64_t>(w.remote_count), layout_bytes};
     context &internal = *contexts_.by_id(context_table::internal_id);
-    const auto handler = static_cast<uint16_t>(first_handler_ + (r.op.is_put ? put_layout : get_layout));
+    const auto handler = static_cast<uint16_t>(first_handler_ + (r.op.writes_remote() ? put_layout : get_layout));
     const ccs_status_t st = am_.send(internal, r.op.target, handler, args, 4, payload.data(), payload.size(), nullptr);
     if (st != CCS_OK) finish(r, st);
 }
@@ -232,7 +232,7 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
     if (it == self->requests_.end()) return;  // failed already (peer death raced the reply)
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
-    if (st == CCS_OK && !r.op.is_put) {
+    if (st == CCS_OK && !r.op.writes_remote()) {
         if (m->payload_size != r.op.bytes()) {
             st = CCS_ERR_INTERNAL;
         } else if (const auto &w = r.op.whole) {
@@ -263,24 +263,9 @@ void rma_engine::on_key_reply(const ccs_am_message_t *m, void *arg) {
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
     if (st != CCS_OK) return self->finish(m->args[0], st);
-    key_contents c;
-    remote_key k;
-    const int target = r.op.target;
-    k.owner = target;
-    k.implicit = true;
-    k.t = self->route_[static_cast<size_t>(target)];
-    if (!ccs::unpack_key(m->payload, m->payload_size, c) ||
-        key_from_contents(c, target, self->rank_, k.t, k.plugin_key) != CCS_OK)
-        return self->finish(m->args[0], CCS_ERR_INVALID_KEY);
-    k.base = c.base;
-    k.length = c.length;
-    k.handle = c.handle;
-    if (!range_holds(k.base, k.length, r.lo, r.hi - r.lo)) {
-        if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
-        return self->finish(m->args[0], CCS_ERR_OUT_OF_RANGE);
-    }
-    const uint64_t id = self->add_key(k);
-    self->implicit_[target].push_back(id);
+    uint64_t id = 0;
+    if ((st = self->keys_.adopt_implicit(r.op.target, m->payload, m->payload_size, r.lo, r.hi, id)) != CCS_OK)
+        return self->finish(m->args[0], st);
     r.key_id = id;
     r.at = stage::ready;
     self->issue(r);
@@ -297,18 +282,7 @@ void rma_engine::revoke(int holder, uint64_t handle) {
 void rma_engine::on_key_revoked(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    auto &ids = self->implicit_[m->source];
-    for (auto it = ids.begin(); it != ids.end();) {
-        remote_key *k = self->keys_.find(*it);
-        if (!k || k->handle != m->args[0]) {
-            ++it;
-            continue;
-        }
-        if (k->t && k->plugin_key) k->t->rkey_release(k->plugin_key);
-        self->keys_.erase(*it);
-        it = ids.erase(it);
-        ++self->stats_.keys_revoked;
-    }
+    self->stats_.keys_revoked += self->keys_.revoke(m->source, m->args[0]);
 }
 
 }  // namespace ccs

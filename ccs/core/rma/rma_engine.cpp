@@ -1,6 +1,7 @@
 #include "core/rma/rma_engine.hpp"
 
 #include "datadesc/layout_copy.hpp"
+#include "datadesc/walker.hpp"
 #include "core/rma/segments.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
@@ -13,32 +14,6 @@
 #include <cstring>
 
 namespace ccs {
-namespace {
-
-// "[address, +length)". Built by appending: GCC 12 at -O3 reports a false
-// -Wrestrict overlap for "[" + std::string (its bug 105329).
-std::string describe_range(uint64_t address, uint64_t length) {
-    std::string out("[");
-    out += std::to_string(address);
-    out += ", +";
-    out += std::to_string(length);
-    out += ")";
-    return out;
-}
-
-// The refusals of a key handle, shared by the calls that take one.
-// `call`: "ccs_rkey_ptr: " and the like, or "" where the caller adds it.
-[[gnu::cold]] ccs_status_t unknown_key(const char *call, uint64_t id) {
-    return fail(CCS_ERR_INVALID_KEY,
-                call + ("key " + std::to_string(id) + " was never unpacked or is already released"));
-}
-[[gnu::cold]] ccs_status_t outside_key(const char *call, uint64_t address, uint64_t length, uint64_t base,
-                                       uint64_t key_length) {
-    return fail(CCS_ERR_OUT_OF_RANGE, call + describe_range(address, length) + " is outside the key's region " +
-                                          describe_range(base, key_length));
-}
-
-}  // namespace
 
 layout_fit place_layout(const ccs_datadesc_s &dd, int64_t count, uint64_t address, uint64_t &first, uint64_t &span) {
     int64_t lo = 0, hi = 0, width = 0;
@@ -51,7 +26,7 @@ layout_fit place_layout(const ccs_datadesc_s &dd, int64_t count, uint64_t addres
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
                        int rank, bool force_emulation, size_t layout_piece)
     : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), rank_(rank),
-      native_(route_.size(), 0), layout_piece_(layout_piece) {
+      native_(route_.size(), 0), layout_piece_(layout_piece), keys_(route_, rank) {
     for (size_t peer = 0; peer < route_.size(); ++peer) {
         transport *t = route_[peer];
         if (!t) continue;
@@ -61,77 +36,7 @@ rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &
     }
 }
 
-rma_engine::~rma_engine() {
-    memory_.on_revoke = nullptr;
-    keys_.for_each([](uint64_t, remote_key &k) {
-        if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
-    });
-}
-
-uint64_t rma_engine::add_key(const remote_key &k) {
-    return keys_.insert(k);
-}
-
-ccs_status_t key_from_contents(const key_contents &c, int owner, int rank, transport *route, void *&plugin_key) {
-    plugin_key = nullptr;
-    if (c.owner != owner)
-        return fail(CCS_ERR_INVALID_KEY, "key was packed by rank " + std::to_string(c.owner) + ", not by rank " +
-                                             std::to_string(owner));
-    if (owner == rank || !route || c.length == 0) return CCS_OK;
-    for (const auto &[name, part] : c.transports) {
-        if (name != route->name()) continue;
-        const ccs_plugin_status_t st = route->rkey_unpack(owner, part.data(), part.size(), &plugin_key);
-        if (st != CCS_PLUGIN_OK)
-            return fail(CCS_ERR_INVALID_KEY, "plugin '" + name + "' refused the key: " + plugin_status_name(st));
-    }
-    return CCS_OK;  // no part for this transport: active messages will carry it
-}
-
-ccs_status_t rma_engine::unpack_key(int owner, const void *buffer, size_t length, ccs_rkey_t &out) {
-    key_contents c;
-    if (!ccs::unpack_key(buffer, length, c))
-        return fail(CCS_ERR_INVALID_KEY, "ccs_rkey_unpack: the " + std::to_string(length) + " bytes are not a CCS key");
-    remote_key k;
-    k.owner = owner;
-    k.base = c.base;
-    k.length = c.length;
-    k.t = owner == rank_ ? nullptr : route_[static_cast<size_t>(owner)];
-    const ccs_status_t st = key_from_contents(c, owner, rank_, k.t, k.plugin_key);
-    if (st != CCS_OK) return st;
-    if (k.t && k.plugin_key && k.length > 0 && !am_.peer_has_failed(owner))
-        k.mapped = static_cast<uint8_t *>(k.t->rkey_ptr(k.plugin_key, k.base, static_cast<size_t>(k.length)));
-    out = ccs_rkey_t{add_key(k)};
-    return CCS_OK;
-}
-
-ccs_status_t rma_engine::release_key(ccs_rkey_t handle) {
-    remote_key *k = keys_.find(handle.id);
-    if (!k || k->implicit) return unknown_key("ccs_rkey_release: ", handle.id);
-    if (k->t && k->plugin_key) k->t->rkey_release(k->plugin_key);
-    keys_.erase(handle.id);
-    return CCS_OK;
-}
-
-ccs_status_t rma_engine::mapped_address(ccs_rkey_t handle, uint64_t remote, size_t length, void *&out) {
-    out = nullptr;
-    const remote_key *k = keys_.find(handle.id);
-    if (!k || k->implicit) return unknown_key("ccs_rkey_ptr: ", handle.id);
-    if (!range_holds(k->base, k->length, remote, length))
-        return outside_key("ccs_rkey_ptr: ", remote, length, k->base, k->length);
-    // The caller's own memory is where it is; a peer's `mapped` is cleared
-    // when the peer fails, so a dead peer's memory is not offered.
-    if (k->owner == rank_) out = reinterpret_cast<void *>(static_cast<uintptr_t>(remote));
-    else if (k->mapped) out = k->mapped + (remote - k->base);
-    return CCS_OK;
-}
-
-uint64_t rma_engine::find_implicit(int owner, uint64_t addr, size_t length) {
-    for (uint64_t id : implicit_[owner]) {
-        const remote_key &k = *keys_.find(id);
-        if (range_holds(k.base, k.length, addr, length)) return id;
-    }
-    return 0;
-}
+rma_engine::~rma_engine() { memory_.on_revoke = nullptr; }
 
 uint64_t rma_engine::outstanding(uint16_t ctx, int target) const {
     if (ctx >= outstanding_.size() || outstanding_[ctx].empty()) return 0;
@@ -144,7 +49,7 @@ uint64_t rma_engine::outstanding(uint16_t ctx, int target) const {
 
 void rma_engine::refuse_native(int target) { native_[static_cast<size_t>(target)] = 0; }
 
-void rma_engine::segment_list::push(uint64_t address, size_t length) {
+void segment_list::push(uint64_t address, size_t length) {
     if (length == 0) return;
     bytes_ += length;
     ccs_plugin_remote_v1_t *last = count_ == 0 ? nullptr : count_ == 1 ? &one_ : &more_.back();
@@ -161,7 +66,67 @@ void rma_engine::segment_list::push(uint64_t address, size_t length) {
     ++count_;
 }
 
-ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle, const ccs_completion_t *completion) {
+namespace {
+
+// The pieces of one side, in stream order, appended to `out`.
+void add_pieces(segment_list &out, const rma_side &side, int64_t bytes) {
+    if (!side.dd) return out.push(side.address, side.length);
+    dd::for_each_piece(*side.dd->compiled, side.count, 0, bytes, [&](int64_t at, int64_t len) {
+        out.push(side.address + static_cast<uint64_t>(at), static_cast<size_t>(len));
+        return true;
+    });
+}
+
+// Contiguous pieces of one side (saturating): one where its elements follow
+// one another without a gap.
+int64_t pieces_of(const rma_side &side) {
+    if (side.dd->compiled->contiguous(side.count)) return 1;
+    int64_t pieces = 0;
+    return __builtin_mul_overflow(side.count, side.dd->compiled->blocks, &pieces) ? INT64_MAX : pieces;
+}
+
+int64_t bytes_of(const rma_side &side) {
+    return side.dd ? side.count * side.dd->size : static_cast<int64_t>(side.length);
+}
+
+}  // namespace
+
+rma_operation rma_engine::as_lists(const rma_request &q) {
+    rma_operation op;
+    op.kind = q.kind;
+    op.target = q.target;
+    op.after = q.after;
+    const int64_t bytes = bytes_of(q.local);
+    add_pieces(op.local, q.local, bytes);
+    add_pieces(op.remote, q.remote, bytes);
+    return op;
+}
+
+ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
+    const bool put = q.writes_remote();
+    auto *local = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(q.local.address));
+    if (!q.by_layout()) {
+        // A notification is sent when the request finishes: not direct.
+        if (!q.after.wanted &&
+            try_direct(ctx, put, q.target, local, q.local.length, q.remote.address, q.key, q.completion))
+            return CCS_OK;
+        return submit(ctx, as_lists(q), q.key, q.completion);
+    }
+    if (!q.after.wanted && try_mapped_layouts(put, q.target, local, q.local.count, *q.local.dd, q.remote.address,
+                                              q.remote.count, *q.remote.dd, q.key, q.completion))
+        return CCS_OK;
+    if (sends_layouts(put, q.target, std::max(pieces_of(q.local), pieces_of(q.remote)), bytes_of(q.local))) {
+        rma_operation op;
+        op.kind = q.kind;
+        op.target = q.target;
+        op.after = q.after;
+        op.whole = rma_layouts{*q.local.dd, *q.remote.dd, local, q.remote.address, q.local.count, q.remote.count};
+        return submit(ctx, std::move(op), q.key, q.completion);
+    }
+    return submit(ctx, as_lists(q), q.key, q.completion);
+}
+
+ccs_status_t rma_engine::submit(context &ctx, rma_operation &&op, ccs_rkey_t handle, const ccs_completion_t *completion) {
     request r;
     r.ctx = ctx.id();
     r.has_completion = wants_completion(completion);
@@ -176,7 +141,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     }
     const size_t bytes = r.op.bytes();
     if (r.op.whole && bytes > 0) {  // the hull of what the remote layout touches
-        const layouts &w = *r.op.whole;
+        const rma_layouts &w = *r.op.whole;
         uint64_t span = 0;
         if (place_layout(w.remote_dd, w.remote_count, w.remote, r.lo, span) != layout_fit::fits)
             return fail(CCS_ERR_OUT_OF_RANGE, "the remote layout at " + std::to_string(w.remote) +
@@ -208,11 +173,11 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
                                                         std::to_string(seg.length) + ") is not registered here");
         }
     } else if (bytes > 0) {
-        if ((r.key_id = find_implicit(target, r.lo, r.hi - r.lo)) != 0) ++stats_.key_cache_hits;
+        if ((r.key_id = keys_.find_implicit(target, r.lo, r.hi - r.lo)) != 0) ++stats_.key_cache_hits;
         else r.at = stage::waiting_key;
     }
     r.token = next_token_++;
-    ++(r.op.is_put ? stats_.puts : stats_.gets);  // counted once accepted
+    ++(r.op.writes_remote() ? stats_.puts : stats_.gets);  // counted once accepted
     count_outstanding(r.ctx, target);
     stats_.bytes += bytes;
     const uint64_t token = r.token;
@@ -236,7 +201,7 @@ ccs_status_t rma_engine::submit(context &ctx, operation &&op, ccs_rkey_t handle,
     issue(r, explicit_key);
     if (r.at == stage::done) return CCS_OK;
     // (A put sent whole packed its source into the message already.)
-    const bool wait = r.op.is_put && !r.has_completion && r.copy.empty() && !r.op.whole && r.at == stage::in_flight;
+    const bool wait = r.op.writes_remote() && !r.has_completion && r.copy.empty() && !r.op.whole && r.at == stage::in_flight;
     requests_.emplace(token, std::move(r));
     // A put without completion returns with its source reusable: wait for
     // one a transport still reads from.
@@ -252,100 +217,10 @@ void rma_engine::count_outstanding(uint16_t ctx, int target) {
     ++per_target[static_cast<size_t>(target)];
 }
 
-bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote,
-                            ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    if (rkey.id == 0 || target == rank_ || length == 0 || emulate(target, put)) return false;
-    const remote_key *found = keys_.find(rkey.id);
-    if (!found) return false;
-    const remote_key &k = *found;
-    if (k.implicit || k.owner != target || !k.plugin_key || !range_holds(k.base, k.length, remote, length))
-        return false;
-    const uint64_t token = next_token_;
-    ccs_plugin_status_t st = CCS_PLUGIN_OK;
-    if (k.mapped && length < mapped_copy_limit) {  // loads and stores, no plugin call
-        copy_mapped(put, k, local, length, remote);
-    } else {
-        transport *t = route_[static_cast<size_t>(target)];
-        const ccs_plugin_remote_v1_t segment{remote, length};
-        if (put) {
-            const ccs_plugin_iov_v1_t from{local, length};
-            st = t->put(target, &from, 1, &segment, 1, k.plugin_key, token);
-        } else {
-            const ccs_plugin_buffer_v1_t to{local, length};
-            st = t->get(target, &to, 1, &segment, 1, k.plugin_key, token);
-        }
-        if (st != CCS_PLUGIN_OK && st != CCS_PLUGIN_IN_PROGRESS) return false;  // the general path retries or reports
-        ++next_token_;
-    }
-    count_direct(put, length);
-    const bool has_completion = wants_completion(completion);
-    if (st == CCS_PLUGIN_OK) {
-        // A counter alone moves at once; a callback waits for progress.
-        if (has_completion && !completion->callback) ++completion->counter->value;
-        else if (has_completion) completions_.push_back({*completion, CCS_OK});
-        return true;
-    }
-    track_direct(ctx, put, target, local, length, remote, rkey, has_completion ? completion : nullptr, token);
-    return true;
-}
-
-bool rma_engine::try_mapped_layouts(bool put, int target, uint8_t *local, int64_t local_count,
-                                    const ccs_datadesc_s &local_dd, uint64_t remote, int64_t remote_count,
-                                    const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    if (rkey.id == 0 || target == rank_ || emulate(target, put)) return false;
-    const remote_key *k = keys_.find(rkey.id);
-    if (!k || k->implicit || !k->mapped || k->owner != target) return false;
-    // Every byte the remote layout touches must lie in the key's region;
-    // where not, the general path says which piece does not.
-    uint64_t first = 0, span = 0;
-    if (place_layout(remote_dd, remote_count, remote, first, span) != layout_fit::fits || span == 0 ||
-        !range_holds(k->base, k->length, first, span))
-        return false;
-    // Where `remote` is mapped, as an integer: with a negative lower bound
-    // the layout's origin itself may lie before the region.
-    auto *at = reinterpret_cast<uint8_t *>(reinterpret_cast<uintptr_t>(k->mapped) + (remote - k->base));
-    if (put) {
-        dd::copy_layouts(at, remote_count, remote_dd, local, local_count, local_dd);
-        release_fence();  // visible before the completion is
-    } else {
-        acquire_fence();
-        dd::copy_layouts(local, local_count, local_dd, at, remote_count, remote_dd);
-    }
-    count_direct(put, static_cast<size_t>(remote_count * remote_dd.size));
-    if (wants_completion(completion)) {
-        // A counter alone moves at once; a callback waits for progress.
-        if (!completion->callback) ++completion->counter->value;
-        else completions_.push_back({*completion, CCS_OK});
-    }
-    return true;
-}
-
-// Out of line: building a request needs a large stack frame, which the
-// fast path above should not pay for.
-void rma_engine::track_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote,
-                              ccs_rkey_t rkey, const ccs_completion_t *completion, uint64_t token) {
-    const bool has_completion = completion != nullptr;
-    request r;
-    r.token = token;
-    r.ctx = ctx.id();
-    r.op.is_put = put;
-    r.op.target = target;
-    r.op.local.push(reinterpret_cast<uintptr_t>(local), length);
-    r.op.remote.push(remote, length);
-    r.key_id = rkey.id;
-    r.has_completion = has_completion;
-    if (has_completion) r.completion = *completion;
-    r.at = stage::in_flight;
-    count_outstanding(r.ctx, target);
-    requests_.emplace(token, std::move(r));
-    if (put && !has_completion)  // the source must be reusable on return
-        while (requests_.count(token)) wait_progress_();
-}
-
 void rma_engine::keep_source(request &r) {
-    if (!r.op.is_put || r.has_completion || !r.copy.empty()) return;
+    if (!r.op.writes_remote() || r.has_completion || !r.copy.empty()) return;
     if (r.op.whole) {  // packed: the copy is the local side from now on
-        layouts &w = *r.op.whole;
+        rma_layouts &w = *r.op.whole;
         r.copy.resize(w.bytes());
         dd::copy_layouts(r.copy.data(), static_cast<int64_t>(r.copy.size()), ccs_datadesc_byte_, w.local,
                          w.local_count, w.local_dd);
@@ -361,9 +236,9 @@ void rma_engine::keep_source(request &r) {
 }
 
 void rma_engine::issue(request &r, const remote_key *known) {
-    operation &op = r.op;
+    rma_operation &op = r.op;
     if (op.target == rank_) {  // this process: a copy
-        if (op.is_put) copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
+        if (op.writes_remote()) copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
         else copy_segments(op.local.data(), op.local.size(), op.remote.data(), op.remote.size());
         finish(r, CCS_OK);
         return;
@@ -373,7 +248,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
         if (!known) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
     }
     if (op.whole) return issue_layouts(r);
-    if (emulate(op.target, op.is_put)) return issue_emulated(r);
+    if (emulate(op.target, op.writes_remote())) return issue_emulated(r);
     const remote_key &k = *known;
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport
     transport *t = route_[static_cast<size_t>(op.target)];
@@ -381,7 +256,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
     constexpr size_t inline_segments = 8;
     const size_t n = op.local.size();
     ccs_plugin_status_t st;
-    if (op.is_put) {
+    if (op.writes_remote()) {
         ccs_plugin_iov_v1_t few[inline_segments];
         std::vector<ccs_plugin_iov_v1_t> many(n > inline_segments ? n : 0);
         ccs_plugin_iov_v1_t *local = n > inline_segments ? many.data() : few;
@@ -413,7 +288,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
         refuse_native(op.target);
         // Info, not a warning: the plugin said why (a refused kernel warns
         // there; UCX lanes that only emulate RMA are expected over TCP).
-        log_message(log_level::info, "plugin '" + t->name() + "' cannot " + (op.is_put ? "put to" : "get from") +
+        log_message(log_level::info, "plugin '" + t->name() + "' cannot " + (op.writes_remote() ? "put to" : "get from") +
                                          " rank " + std::to_string(op.target) +
                                          "; active messages carry RMA to it from now on");
         return issue_emulated(r);
@@ -449,9 +324,7 @@ void rma_engine::rma_complete(uint64_t token, ccs_plugin_status_t status) {
 }
 
 void rma_engine::peer_failed(int peer) {
-    keys_.for_each([&](uint64_t, remote_key &k) {
-        if (k.owner == peer) k.mapped = nullptr;  // its memory is no longer ours to touch
-    });
+    keys_.peer_failed(peer);
     std::vector<uint64_t> doomed;
     for (const auto &[token, r] : requests_)
         if (r.op.target == peer) doomed.push_back(token);

@@ -1,10 +1,12 @@
-// One-sided operations over any transport. A put or get goes to the
-// transport that reaches the target when it has native RMA; otherwise (no
-// CAP_PUT/CAP_GET, the OS refused, or CCS_RMA_EMULATE=1) it travels in
-// active messages on the core's internal context and the target copies
-// (rma_am.cpp). Remote keys are unpacked here; with CCS_RKEY_IMPLICIT the
-// engine asks the target for a key once and caches it. Completions run in
-// progress; fences wait for a context's outstanding operations.
+// One-sided operations over any transport. start() takes a checked request
+// and chooses how it travels: copied here where the target's memory is
+// mapped (rma_direct.cpp), by the route transport's put/get when it has
+// native RMA, else (no CAP_PUT/CAP_GET, the OS refused, or
+// CCS_RMA_EMULATE=1) in active messages on the core's internal context,
+// the target copying (rma_am.cpp); datadesc operations of small pieces
+// travel whole there. Keys are rma_keys'; with CCS_RKEY_IMPLICIT the
+// engine asks the target for a key once. Completions run in progress;
+// fences wait for a context's outstanding operations.
 #pragma once
 
 #include "core/am/am_engine.hpp"
@@ -13,9 +15,10 @@
 #include "datadesc/copy_kernels.hpp"
 #include "datadesc/handle.hpp"
 #include "core/memory/memory_registry.hpp"
+#include "core/rma/rma_keys.hpp"
+#include "core/rma/rma_operation.hpp"
 #include "core/transport.hpp"
 #include "util/fence.hpp"
-#include "util/handle_table.hpp"
 #include "util/range.hpp"
 
 #include <ccs/rma.h>
@@ -24,7 +27,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -43,10 +45,6 @@ struct rma_stats {
     uint64_t failed = 0;          // completed with an error
 };
 
-// Checks a key's owner and unpacks the part for `route` (if it has one)
-// into plugin_key; null plugin_key: active messages carry the accesses.
-ccs_status_t key_from_contents(const key_contents &c, int owner, int rank, transport *route, void *&plugin_key);
-
 // Where `count` elements of a layout placed at `address` lie, as
 // addresses: [first, first + span). too_wide: the layout's own reach does
 // not fit in 64 bits; outside: it starts below address 0 or ends past the
@@ -61,7 +59,7 @@ public:
     // layout_piece: CCS_RMA_LAYOUT_PIECE (sends_layouts).
     rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
                int rank, bool force_emulation, size_t layout_piece);
-    ~rma_engine();  // releases every key still unpacked (implicit ones too)
+    ~rma_engine();
     rma_engine(const rma_engine &) = delete;
     rma_engine &operator=(const rma_engine &) = delete;
 
@@ -69,52 +67,22 @@ public:
     // is one pass of the runtime's progress (with back-off).
     ccs_status_t install(internal_handlers &handlers, std::function<void()> wait_progress);
 
-    ccs_status_t unpack_key(int owner, const void *buffer, size_t length, ccs_rkey_t &out);
-    ccs_status_t release_key(ccs_rkey_t key);
+    ccs_status_t unpack_key(int owner, const void *buffer, size_t length, ccs_rkey_t &out) {
+        return keys_.unpack(owner, buffer, length, am_.peer_has_failed(owner), out);
+    }
+    ccs_status_t release_key(ccs_rkey_t key) { return keys_.release(key); }
     // Where [remote, remote + length) of the key's region is mapped in this
     // process, or null where it is not (ccs_rkey_ptr).
-    ccs_status_t mapped_address(ccs_rkey_t key, uint64_t remote, size_t length, void *&out);
+    ccs_status_t mapped_address(ccs_rkey_t key, uint64_t remote, size_t length, void *&out) const {
+        return keys_.mapped_address(key, remote, length, out);
+    }
 
-    // One operation: local and remote segment lists of equal total bytes,
-    // optionally a handler to run at the target once the data moved.
-    struct segment_list {
-        void push(uint64_t address, size_t length);  // merges with an adjacent last segment
-        size_t size() const { return count_; }
-        const ccs_plugin_remote_v1_t *data() const { return count_ <= 1 ? &one_ : more_.data(); }
-        size_t bytes() const { return bytes_; }
+    // Every operation but the inline one below starts here: the request
+    // goes the fastest way that applies (try_direct, try_mapped_layouts,
+    // whole in active messages, lists of pieces). Errors (a bad key, a
+    // remote range outside it) are returned before anything moves.
+    ccs_status_t start(context &ctx, const rma_request &request);
 
-    private:
-        ccs_plugin_remote_v1_t one_{0, 0};
-        std::vector<ccs_plugin_remote_v1_t> more_;
-        size_t count_ = 0, bytes_ = 0;
-    };
-    struct notify {
-        bool wanted = false;
-        uint16_t handler = 0;
-        uint8_t nargs = 0;
-        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};  // nargs of them used
-    };
-    // A datadesc operation that travels whole in active messages: the
-    // target unpacks or packs its side with the layout (rma_am.cpp), so
-    // no list of pieces is built on either side.
-    struct layouts {
-        ccs_datadesc_s local_dd, remote_dd;  // copies: they keep the programs alive
-        uint8_t *local = nullptr;
-        uint64_t remote = 0;
-        int64_t local_count = 0, remote_count = 0;
-        size_t bytes() const { return static_cast<size_t>(local_count * local_dd.size); }
-    };
-    struct operation {
-        bool is_put = true;
-        int target = 0;
-        segment_list local, remote;  // empty when `whole` is set
-        notify after;
-        std::optional<layouts> whole;
-        size_t bytes() const { return whole ? whole->bytes() : remote.bytes(); }
-    };
-    // The remote segments must lie in the key's region (or, with an
-    // implicit key, in one region of the target).
-    ccs_status_t submit(context &ctx, operation &&op, ccs_rkey_t rkey, const ccs_completion_t *completion);
     // The most common case, inline in ccs_put and ccs_get: one piece below
     // mapped_copy_limit, through an unpacked key whose region is mapped
     // here, to a live peer, with no callback to run. A copy and a few
@@ -134,34 +102,6 @@ public:
         if (completion && completion->counter) ++completion->counter->value;
         return true;
     }
-    // The common case without building an operation: one contiguous piece,
-    // an unpacked key, a transport with native RMA that finishes it at once.
-    // False when that does not apply (nothing was done): use submit.
-    bool try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
-                    const ccs_completion_t *completion);
-
-    // A put or get with datadescs on both sides to a region mapped here, as
-    // try_direct: the datadesc engine copies from one layout straight into
-    // the other (dd::copy_layouts), with no list of pieces, which cost
-    // 100 ns a piece. False when that does not apply (nothing was done):
-    // submit, whole or as lists (sends_layouts). Both layouts checked by
-    // the caller.
-    bool try_mapped_layouts(bool put, int target, uint8_t *local, int64_t local_count, const ccs_datadesc_s &local_dd,
-                            uint64_t remote, int64_t remote_count, const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey,
-                            const ccs_completion_t *completion);
-
-    // Whether a datadesc operation of `pieces` pieces (the larger side's)
-    // and `bytes` bytes to `target` should travel whole in active messages
-    // (operation::whole): where RMA is emulated anyway, and where pieces
-    // average under CCS_RMA_LAYOUT_PIECE bytes, which a transport moves
-    // one by one (cross-memory attach: 100-300 ns a piece) while the
-    // target unpacks them at memory speed. Not to this process itself, and
-    // never with CCS_RMA_LAYOUT_PIECE=0.
-    bool sends_layouts(bool put, int target, int64_t pieces, int64_t bytes) const {
-        if (target == rank_ || bytes == 0 || layout_piece_ == 0) return false;
-        return emulate(target, put) || (pieces > 1 && bytes / pieces < static_cast<int64_t>(layout_piece_));
-    }
-
     // Whether puts (gets) to `target` go by its transport's RMA now, not
     // in active messages.
     bool native(int target, bool put) const { return target != rank_ && !emulate(target, put); }
@@ -188,23 +128,46 @@ public:
     static constexpr size_t mapped_copy_limit = size_t{1} << 20;
 
 private:
-    struct remote_key {
-        int owner = -1;
-        uint64_t base = 0, length = 0;
-        void *plugin_key = nullptr;
-        transport *t = nullptr;
-        bool implicit = false;
-        uint64_t handle = 0;  // the owner's registration
-        // The region as mapped here (plugin rkey_ptr), or null. Explicit
-        // keys of live peers only: cleared when the owner fails, so the
-        // inline path needs no failure check of its own.
-        uint8_t *mapped = nullptr;
-    };
+    // rma_direct.cpp. The common case without building an operation: one contiguous piece,
+    // an unpacked key, a transport with native RMA that finishes it at once.
+    // False when that does not apply (nothing was done): submit.
+    bool try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
+                    const ccs_completion_t *completion);
+
+    // A put or get with datadescs on both sides to a region mapped here, as
+    // try_direct: the datadesc engine copies from one layout straight into
+    // the other (dd::copy_layouts), with no list of pieces, which cost
+    // 100 ns a piece. False when that does not apply (nothing was done):
+    // submit, whole or as lists (sends_layouts). Both layouts checked by
+    // the caller.
+    bool try_mapped_layouts(bool put, int target, uint8_t *local, int64_t local_count, const ccs_datadesc_s &local_dd,
+                            uint64_t remote, int64_t remote_count, const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey,
+                            const ccs_completion_t *completion);
+
+    // Whether a datadesc operation of `pieces` pieces (the larger side's)
+    // and `bytes` bytes to `target` should travel whole in active messages
+    // (operation::whole): where RMA is emulated anyway, and where pieces
+    // average under CCS_RMA_LAYOUT_PIECE bytes, which a transport moves
+    // one by one (cross-memory attach: 100-300 ns a piece) while the
+    // target unpacks them at memory speed. Not to this process itself, and
+    // never with CCS_RMA_LAYOUT_PIECE=0.
+    bool sends_layouts(bool put, int target, int64_t pieces, int64_t bytes) const {
+        if (target == rank_ || bytes == 0 || layout_piece_ == 0) return false;
+        return emulate(target, put) || (pieces > 1 && bytes / pieces < static_cast<int64_t>(layout_piece_));
+    }
+
     enum class stage { waiting_key, ready, in_flight, done };
+    // The general path: `op` as lists or whole; the remote side must lie in
+    // the key's region (or, with an implicit key, in one region of the
+    // target).
+    ccs_status_t submit(context &ctx, rma_operation &&op, ccs_rkey_t rkey, const ccs_completion_t *completion);
+    // The request's pieces as lists (datadescs walked).
+    static rma_operation as_lists(const rma_request &request);
+
     struct request {
         uint64_t token = 0;
         uint16_t ctx = 0;
-        operation op;
+        rma_operation op;
         uint64_t key_id = 0;        // 0 until resolved for implicit keys
         std::vector<uint8_t> copy;  // put without completion: the source, kept
         ccs_completion_t completion{};
@@ -229,8 +192,6 @@ private:
     // also forgets it.
     void finish(uint64_t token, ccs_status_t status);
     void finish(request &r, ccs_status_t status);
-    uint64_t find_implicit(int owner, uint64_t addr, size_t length);  // key id or 0
-    uint64_t add_key(const remote_key &k);
     bool emulate(int target, bool put) const {
         return !(native_[static_cast<size_t>(target)] & (put ? native_put_bit : native_get_bit));
     }
@@ -300,8 +261,7 @@ private:
     uint16_t first_handler_ = 0;
     std::function<void()> wait_progress_;
 
-    handle_table<remote_key> keys_;
-    std::unordered_map<int, std::vector<uint64_t>> implicit_;  // owner -> key ids
+    rma_keys keys_;
     uint64_t next_token_ = 1;
     std::unordered_map<uint64_t, request> requests_;
     std::deque<uint64_t> retry_;  // transports said AGAIN

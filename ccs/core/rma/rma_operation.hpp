@@ -1,0 +1,93 @@
+// One-sided operations as the RMA engine sees them: what the runtime asked
+// for (rma_request: kind, both sides, key, completion, notification), and
+// the forms the engine moves it in (lists of pieces, or layouts whole).
+#pragma once
+
+#include "datadesc/handle.hpp"
+
+#include <ccs/plugin/ccs_plugin_v1.h>
+#include <ccs/rma.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace ccs {
+
+// What an operation does to the target's memory. Atomics and accumulate
+// join here as kinds of their own.
+enum class rma_kind : uint8_t {
+    put,  // writes the target's memory from ours
+    get,  // reads the target's memory into ours
+};
+
+// (address, length) pieces, merged where they touch.
+class segment_list {
+public:
+    void push(uint64_t address, size_t length);  // merges with an adjacent last piece
+    size_t size() const { return count_; }
+    const ccs_plugin_remote_v1_t *data() const { return count_ <= 1 ? &one_ : more_.data(); }
+    size_t bytes() const { return bytes_; }
+
+private:
+    ccs_plugin_remote_v1_t one_{0, 0};
+    std::vector<ccs_plugin_remote_v1_t> more_;
+    size_t count_ = 0, bytes_ = 0;
+};
+
+// The runtime's handler to run at the target once the data moved
+// (ccs_put_notify, ccs_get_notify).
+struct rma_notify {
+    bool wanted = false;
+    uint16_t handler = 0;
+    uint8_t nargs = 0;
+    std::array<uint64_t, CCS_AM_MAX_ARGS> args{};  // nargs of them used
+};
+
+// One side of a request: `length` bytes at `address`, or `count` elements
+// of `dd` placed at `address` (dd null: contiguous).
+struct rma_side {
+    uint64_t address = 0;
+    size_t length = 0;
+    const ccs_datadesc_s *dd = nullptr;
+    int64_t count = 0;
+};
+
+// What the runtime asked for, its arguments checked (both sides the same
+// number of bytes, a local buffer where there are bytes).
+struct rma_request {
+    rma_kind kind = rma_kind::put;
+    int target = 0;
+    rma_side local, remote;
+    ccs_rkey_t key{};
+    const ccs_completion_t *completion = nullptr;
+    rma_notify after;
+    bool writes_remote() const { return kind == rma_kind::put; }
+    bool by_layout() const { return local.dd != nullptr; }
+};
+
+// A datadesc operation that travels whole in active messages: the target
+// unpacks or packs its side with the layout (rma_am.cpp), so no list of
+// pieces is built on either side.
+struct rma_layouts {
+    ccs_datadesc_s local_dd, remote_dd;  // copies: they keep the programs alive
+    uint8_t *local = nullptr;
+    uint64_t remote = 0;
+    int64_t local_count = 0, remote_count = 0;
+    size_t bytes() const { return static_cast<size_t>(local_count * local_dd.size); }
+};
+
+// An operation as the engine moves it: local and remote lists of equal
+// total bytes, or both layouts whole.
+struct rma_operation {
+    rma_kind kind = rma_kind::put;
+    int target = 0;
+    segment_list local, remote;  // empty when `whole` is set
+    rma_notify after;
+    std::optional<rma_layouts> whole;
+    bool writes_remote() const { return kind == rma_kind::put; }
+    size_t bytes() const { return whole ? whole->bytes() : remote.bytes(); }
+};
+
+}  // namespace ccs
