@@ -46,12 +46,17 @@ public:
     void set_route(int peer, transport *route);
 
     // Where a message's payload bytes come from: contiguous memory, or
-    // `count` elements of a compiled datadesc at `data`, packed on the way.
+    // `count` elements of a compiled datadesc at `data`, packed on the way
+    // packet by packet, optionally behind `head_length` contiguous bytes
+    // at `head` (read during the send call only: copied if the message
+    // has to wait). `length` counts all the payload's bytes.
     struct payload_source {
         const uint8_t *data = nullptr;
         size_t length = 0;
         std::shared_ptr<const dd::program> layout;  // null: contiguous
         int64_t count = 0;
+        const uint8_t *head = nullptr;  // with a layout only
+        size_t head_length = 0;
     };
 
     ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args,
@@ -101,6 +106,8 @@ private:
         byte_buffer owned;
         std::shared_ptr<const dd::program> layout;  // set: pack from data
         int64_t layout_count = 0;
+        const uint8_t *head = nullptr;  // contiguous bytes before the layout's
+        size_t head_length = 0;
         size_t total = 0;
         size_t offset = 0;              // bytes already handed to the transport
         bool fragmented = false;
@@ -181,6 +188,10 @@ private:
                   const void *payload, size_t length);
     // The whole payload as contiguous bytes (packed if it has a layout).
     byte_buffer copy_payload(const payload_source &data);
+    // Bytes [offset, offset + length) of a payload with a layout (its head,
+    // then the packed elements) into `to`.
+    static void pack_payload(const dd::program &layout, int64_t count, const uint8_t *data, const uint8_t *head,
+                             size_t head_length, size_t offset, uint8_t *to, size_t length);
     void drop_malformed(int source, const char *why);
     void drop_abandoned(int source, context &ctx, const wire::header &h, const wire::fragment_header &f);
     // Delivers the messages of `source` that waited for the one just

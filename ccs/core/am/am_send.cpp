@@ -25,11 +25,24 @@ void am_engine::set_route(int peer, transport *route) {
     p.sequenced = !route->ordered();
 }
 
+void am_engine::pack_payload(const dd::program &layout, int64_t count, const uint8_t *data, const uint8_t *head,
+                             size_t head_length, size_t offset, uint8_t *to, size_t length) {
+    if (offset < head_length) {
+        const size_t n = std::min(length, head_length - offset);
+        std::memcpy(to, head + offset, n);
+        to += n;
+        offset += n;
+        length -= n;
+    }
+    if (length > 0)
+        dd::transfer<dd::direction::pack>(layout, count, const_cast<uint8_t *>(data),
+                                          static_cast<int64_t>(offset - head_length), to, static_cast<int64_t>(length));
+}
+
 byte_buffer am_engine::copy_payload(const payload_source &data) {
     if (!data.layout) return buffers_.copy_of(data.data, data.length);
     byte_buffer out = buffers_.take(data.length);
-    dd::transfer<dd::direction::pack>(*data.layout, data.count, const_cast<uint8_t *>(data.data), 0, out.data(),
-                                      static_cast<int64_t>(data.length));
+    pack_payload(*data.layout, data.count, data.data, data.head, data.head_length, 0, out.data(), data.length);
     return out;
 }
 
@@ -98,6 +111,8 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     o.total = length;
     o.layout = data.layout;
     o.layout_count = data.count;
+    o.head = data.head;
+    o.head_length = data.head_length;
     o.has_completion = has_completion;
     if (has_completion) o.completion = *completion;
     o.fragmented = packet_bytes > p.max_packet;
@@ -138,11 +153,14 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         }
     }
     // The transport has no room: queue. Without a completion the caller may
-    // reuse the buffer at once, so copy; a small message is copied anyway.
-    if (!has_completion || !o.fragmented) {
+    // reuse the buffer at once, so copy; a small message is copied anyway,
+    // and a head, which lives only during this call.
+    if (!has_completion || !o.fragmented || o.head) {
         o.owned = copy_payload(data);
         o.data = o.owned.data();
         o.layout = nullptr;
+        o.head = nullptr;
+        o.head_length = 0;
         stats_.queue_bytes += o.owned.size();
         stats_.queue_bytes_peak = std::max(stats_.queue_bytes_peak, stats_.queue_bytes);
     }
@@ -216,8 +234,7 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     const uint8_t *bytes = chunk ? o.data + o.offset : nullptr;  // a notice has no data
     if (o.layout) {  // this packet's share of a noncontiguous payload
         if (scratch_.size() < chunk) scratch_.resize(p.max_packet);
-        dd::transfer<dd::direction::pack>(*o.layout, o.layout_count, const_cast<uint8_t *>(o.data),
-                                          static_cast<int64_t>(o.offset), scratch_.data(), static_cast<int64_t>(chunk));
+        pack_payload(*o.layout, o.layout_count, o.data, o.head, o.head_length, o.offset, scratch_.data(), chunk);
         bytes = scratch_.data();
     }
     ccs_plugin_iov_v1_t iov[2] = {{head, head_bytes}, {bytes, chunk}};

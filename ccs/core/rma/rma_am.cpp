@@ -148,24 +148,22 @@ void rma_engine::on_get_request(const ccs_am_message_t *m, void *arg) {
 }
 
 // A datadesc operation whole: the remote layout written out, a put's data
-// packed behind it; the target does the rest (on_put_layout, on_get_layout).
+// packed behind it packet by packet by the AM engine; the target does the
+// rest (on_put_layout, on_get_layout).
 void rma_engine::issue_layouts(request &r) {
     ++stats_.emulated;
     ++stats_.by_layout;
     r.at = stage::in_flight;
     const rma_layouts &w = *r.op.whole;
-    std::vector<uint8_t> payload;
-    dd::layout_to_bytes(w.remote_dd, payload);
-    const uint64_t layout_bytes = payload.size();
-    if (r.op.writes_remote()) {
-        payload.resize(layout_bytes + w.bytes());
-        dd::copy_layouts(payload.data() + layout_bytes, static_cast<int64_t>(w.bytes()), ccs_datadesc_byte_, w.local,
-                         w.local_count, w.local_dd);
-    }
-    const uint64_t args[4] = {r.token, w.remote, static_cast<uint64_t>(w.remote_count), layout_bytes};
+    std::vector<uint8_t> layout;
+    dd::layout_to_bytes(w.remote_dd, layout);
+    am_engine::payload_source payload{layout.data(), layout.size(), nullptr, 0};
+    if (r.op.writes_remote() && w.bytes() > 0)
+        payload = {w.local, layout.size() + w.bytes(), w.local_dd.compiled, w.local_count, layout.data(), layout.size()};
+    const uint64_t args[4] = {r.token, w.remote, static_cast<uint64_t>(w.remote_count), layout.size()};
     context &internal = *contexts_.by_id(context_table::internal_id);
     const auto handler = static_cast<uint16_t>(first_handler_ + (r.op.writes_remote() ? put_layout : get_layout));
-    const ccs_status_t st = am_.send(internal, r.op.target, handler, args, 4, payload.data(), payload.size(), nullptr);
+    const ccs_status_t st = am_.send(internal, r.op.target, handler, args, 4, payload, nullptr);
     if (st != CCS_OK) finish(r, st);
 }
 
