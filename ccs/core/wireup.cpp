@@ -127,129 +127,187 @@ std::string node_identity() {
     return std::string(host) + "/" + boot_id;
 }
 
-ccs_status_t wireup(bootstrap &boot, packet_sink &sink, wireup_result &out) {
-    const int rank = boot.rank(), size = boot.size();
-    local_failure failure;
-    std::vector<blob> payloads;
+namespace {
 
-    // Phase 0/1: plugins loaded here; node identities everywhere.
+// What the steps of one wire-up share.
+struct wireup_run {
+    bootstrap &boot;
+    wireup_result &out;
+    int rank = 0, size = 0;
     transport_selection sel;
+    local_failure failure;
+    std::vector<blob> payloads;  // the last exchange's, per rank
+
+    // A plugin failed a step here: fatal where the job asked for it by
+    // name, skipped in automatic mode.
+    void lose(ccs_status_t st, const std::string &reason) {
+        if (!sel.automatic) failure.set(st, reason);
+        else log_message(log_level::info, "not using " + reason);
+    }
+    bool same_node(int peer) const {
+        return out.node_of_rank[static_cast<size_t>(peer)] == out.node_of_rank[static_cast<size_t>(rank)];
+    }
+};
+
+// Every rank's address for each plugin that has one there.
+struct peer_addresses {
+    std::map<std::string, std::vector<blob>> address;  // [plugin][rank]
+    std::map<std::string, std::vector<bool>> present;  // [plugin][rank]
+};
+
+// Step 1: CCS_TRANSPORT read and the plugins loaded here; node identities
+// everywhere, as dense node indices.
+ccs_status_t agree_on_nodes(wireup_run &w, std::vector<std::unique_ptr<transport>> &candidates) {
     std::string reason;
-    if (!parse_transport_selection(param_get("CCS_TRANSPORT", "", ""), sel, reason))
-        failure.set(CCS_ERR_INVALID_ARG, reason);
-    std::vector<std::unique_ptr<transport>> candidates;
-    if (failure.status == CCS_OK) candidates = load_plugins(sel, failure);
-    ccs_status_t st = exchange(boot, failure, blob_writer().str(node_identity()).take(), payloads, "nodes");
+    if (!parse_transport_selection(param_get("CCS_TRANSPORT", "", ""), w.sel, reason))
+        w.failure.set(CCS_ERR_INVALID_ARG, reason);
+    if (w.failure.status == CCS_OK) candidates = load_plugins(w.sel, w.failure);
+    const ccs_status_t st = exchange(w.boot, w.failure, blob_writer().str(node_identity()).take(), w.payloads, "nodes");
     if (st != CCS_OK) return st;
     std::map<std::string, uint32_t> node_index;
-    out.node_of_rank.assign(static_cast<size_t>(size), 0);
-    for (int r = 0; r < size; ++r) {
-        blob_reader rd(payloads[static_cast<size_t>(r)]);
+    w.out.node_of_rank.assign(static_cast<size_t>(w.size), 0);
+    for (int r = 0; r < w.size; ++r) {
+        blob_reader rd(w.payloads[static_cast<size_t>(r)]);
         const auto it = node_index.emplace(rd.str(), static_cast<uint32_t>(node_index.size())).first;
-        out.node_of_rank[static_cast<size_t>(r)] = it->second;
+        w.out.node_of_rank[static_cast<size_t>(r)] = it->second;
     }
-    out.num_nodes = static_cast<uint32_t>(node_index.size());
+    w.out.num_nodes = static_cast<uint32_t>(node_index.size());
+    return CCS_OK;
+}
 
-    // Phase 2: init and addresses.
-    const std::string job_id = boot.job_id();
-    ccs_plugin_job_v1_t job{sizeof(ccs_plugin_job_v1_t), rank, size, job_id.c_str(),
-                            out.node_of_rank.data(), out.num_nodes};
-    std::vector<std::unique_ptr<transport>> initialized;
-    blob_writer addresses;
+// Step 2: each plugin initialized with the job; addresses everywhere.
+ccs_status_t exchange_addresses(wireup_run &w, packet_sink &sink, std::vector<std::unique_ptr<transport>> &candidates,
+                                std::vector<std::unique_ptr<transport>> &initialized, peer_addresses &peers) {
+    const std::string job_id = w.boot.job_id();
+    const ccs_plugin_job_v1_t job{sizeof(ccs_plugin_job_v1_t), w.rank, w.size, job_id.c_str(),
+                                  w.out.node_of_rank.data(), w.out.num_nodes};
     std::vector<std::pair<std::string, blob>> mine;
     for (auto &t : candidates) {
         blob addr;
-        st = t->init(job, &sink, reason);
+        std::string reason;
+        ccs_status_t st = t->init(job, &sink, reason);
         if (st == CCS_OK) st = t->address(addr, reason);
         if (st != CCS_OK) {
-            if (!sel.automatic) failure.set(st, reason);
-            else log_message(log_level::info, "not using " + reason);
+            w.lose(st, reason);
             continue;
         }
         mine.emplace_back(t->name(), std::move(addr));
         initialized.push_back(std::move(t));
     }
+    blob_writer addresses;
     addresses.u32(static_cast<uint32_t>(mine.size()));
     for (const auto &m : mine) addresses.str(m.first).bytes(m.second);
-    st = exchange(boot, failure, addresses.take(), payloads, "addresses");
+    const ccs_status_t st = exchange(w.boot, w.failure, addresses.take(), w.payloads, "addresses");
     if (st != CCS_OK) return st;
-    // peer_addr[name][r]: rank r's address for that plugin, if it has one.
-    std::map<std::string, std::vector<blob>> peer_addr;
-    std::map<std::string, std::vector<bool>> peer_has;
-    for (int r = 0; r < size; ++r) {
-        blob_reader rd(payloads[static_cast<size_t>(r)]);
+    for (int r = 0; r < w.size; ++r) {
+        blob_reader rd(w.payloads[static_cast<size_t>(r)]);
         const uint32_t n = rd.u32();
         for (uint32_t i = 0; i < n && rd.ok(); ++i) {
             const std::string name = rd.str();
-            blob b = rd.bytes();
-            auto &addrs = peer_addr[name];
-            auto &has = peer_has[name];
-            addrs.resize(static_cast<size_t>(size));
-            has.resize(static_cast<size_t>(size), false);
-            addrs[static_cast<size_t>(r)] = std::move(b);
+            auto &addrs = peers.address[name];
+            auto &has = peers.present[name];
+            addrs.resize(static_cast<size_t>(w.size));
+            has.resize(static_cast<size_t>(w.size), false);
+            addrs[static_cast<size_t>(r)] = rd.bytes();
             has[static_cast<size_t>(r)] = true;
         }
     }
+    return CCS_OK;
+}
 
-    // Phase 3: connect; every process learns which plugins connected where.
-    std::vector<std::unique_ptr<transport>> connected;
-    std::vector<std::string> connected_names;
+// Step 3: each plugin connected; every process learns which plugins
+// connected where (connected_at[rank]).
+ccs_status_t connect_everywhere(wireup_run &w, std::vector<std::unique_ptr<transport>> &initialized,
+                                peer_addresses &peers, std::vector<std::unique_ptr<transport>> &connected,
+                                std::vector<std::vector<std::string>> &connected_at) {
+    std::vector<std::string> names;
     for (auto &t : initialized) {
-        st = t->connect(peer_addr[t->name()], peer_has[t->name()], reason);
+        std::string reason;
+        const ccs_status_t st = t->connect(peers.address[t->name()], peers.present[t->name()], reason);
         if (st != CCS_OK) {
-            if (!sel.automatic) failure.set(st, reason);
-            else log_message(log_level::info, "not using " + reason);
+            w.lose(st, reason);
             continue;
         }
-        connected_names.push_back(t->name());
+        names.push_back(t->name());
         connected.push_back(std::move(t));
     }
-    blob_writer names;
-    names.u32(static_cast<uint32_t>(connected_names.size()));
-    for (const auto &n : connected_names) names.str(n);
-    st = exchange(boot, failure, names.take(), payloads, "connect");
+    blob_writer list;
+    list.u32(static_cast<uint32_t>(names.size()));
+    for (const auto &n : names) list.str(n);
+    const ccs_status_t st = exchange(w.boot, w.failure, list.take(), w.payloads, "connect");
     if (st != CCS_OK) return st;
-    std::vector<std::vector<std::string>> connected_at(static_cast<size_t>(size));
-    for (int r = 0; r < size; ++r) {
-        blob_reader rd(payloads[static_cast<size_t>(r)]);
+    connected_at.assign(static_cast<size_t>(w.size), {});
+    for (int r = 0; r < w.size; ++r) {
+        blob_reader rd(w.payloads[static_cast<size_t>(r)]);
         const uint32_t n = rd.u32();
         for (uint32_t i = 0; i < n && rd.ok(); ++i) connected_at[static_cast<size_t>(r)].push_back(rd.str());
     }
+    return CCS_OK;
+}
 
-    // Phase 4: one transport per peer, and agreement that every peer has one.
-    out.route.assign(static_cast<size_t>(size), nullptr);
-    for (int peer = 0; peer < size; ++peer) {
-        if (peer == rank) continue;
-        const bool same_node = out.node_of_rank[static_cast<size_t>(peer)] == out.node_of_rank[static_cast<size_t>(rank)];
+// Step 4: one transport per peer, the first in preference order that both
+// sides connected and that reaches it; every process agrees each peer has
+// one.
+ccs_status_t choose_routes(wireup_run &w, const std::vector<std::unique_ptr<transport>> &connected,
+                           const std::vector<std::vector<std::string>> &connected_at) {
+    w.out.route.assign(static_cast<size_t>(w.size), nullptr);
+    std::vector<std::string> here;
+    for (const auto &t : connected) here.push_back(t->name());
+    for (int peer = 0; peer < w.size; ++peer) {
+        if (peer == w.rank) continue;
         const auto &theirs = connected_at[static_cast<size_t>(peer)];
-        for (transport *t : preference(connected, sel, same_node)) {
-            if (std::find(theirs.begin(), theirs.end(), t->name()) == theirs.end()) continue;
-            if (!t->reachable(peer)) continue;
-            out.route[static_cast<size_t>(peer)] = t;
+        transport *&route = w.out.route[static_cast<size_t>(peer)];
+        for (transport *t : preference(connected, w.sel, w.same_node(peer))) {
+            if (std::find(theirs.begin(), theirs.end(), t->name()) == theirs.end() || !t->reachable(peer)) continue;
+            route = t;
             break;
         }
-        if (!out.route[static_cast<size_t>(peer)])
-            failure.set(CCS_ERR_NO_TRANSPORT,
-                        "no plugin reaches rank " + std::to_string(peer) + (same_node ? " (same node)" : " (other node)") +
-                            "; connected here: " + (connected_names.empty() ? "none" : join(connected_names, ",")));
+        if (!route)
+            w.failure.set(CCS_ERR_NO_TRANSPORT, "no plugin reaches rank " + std::to_string(peer) +
+                                                    (w.same_node(peer) ? " (same node)" : " (other node)") +
+                                                    "; connected here: " + (here.empty() ? "none" : join(here, ",")));
     }
-    st = exchange(boot, failure, blob{}, payloads, "routes");
-    if (st != CCS_OK) return st;
+    return exchange(w.boot, w.failure, blob{}, w.payloads, "routes");
+}
+
+// Step 5: set-up resources released; the plugins that route some peer
+// kept, the rest finalized: every ccs_progress would poll them and every
+// registration register with them. Routes are symmetric (same preference
+// order, same connected sets, both sides), so no peer routes to this
+// process over a plugin finalized here either.
+void keep_routed(wireup_run &w, std::vector<std::unique_ptr<transport>> &connected) {
     // Past the last exchange a failure cannot be agreed on any more, and
     // wireup_complete only releases set-up resources: warn, do not fail.
+    std::string reason;
     for (auto &t : connected)
         if (t->wireup_complete(reason) != CCS_OK) log_message(log_level::warn, reason);
-    // A plugin no peer is routed over is finalized now: every ccs_progress
-    // would poll it, and every registration would register with it. Routes
-    // are symmetric (same preference order, same connected sets, both
-    // sides), so no peer routes to this process over it either.
     for (auto &t : connected) {
-        if (std::find(out.route.begin(), out.route.end(), t.get()) != out.route.end() || size == 1) {
-            out.transports.push_back(std::move(t));
+        if (std::find(w.out.route.begin(), w.out.route.end(), t.get()) != w.out.route.end() || w.size == 1) {
+            w.out.transports.push_back(std::move(t));
             continue;
         }
         log_message(log_level::info, "plugin '" + t->name() + "' reaches no peer by route; finalized");
     }
+}
+
+}  // namespace
+
+// Each step ends in a bootstrap exchange that carries every process's
+// status, so a failure anywhere fails every process alike, at the same
+// step, with the first failing rank's reason.
+ccs_status_t wireup(bootstrap &boot, packet_sink &sink, wireup_result &out) {
+    wireup_run w{boot, out};
+    w.rank = boot.rank();
+    w.size = boot.size();
+    std::vector<std::unique_ptr<transport>> candidates, initialized, connected;
+    peer_addresses peers;
+    std::vector<std::vector<std::string>> connected_at;
+    ccs_status_t st = agree_on_nodes(w, candidates);
+    if (st == CCS_OK) st = exchange_addresses(w, sink, candidates, initialized, peers);
+    if (st == CCS_OK) st = connect_everywhere(w, initialized, peers, connected, connected_at);
+    if (st == CCS_OK) st = choose_routes(w, connected, connected_at);
+    if (st != CCS_OK) return st;
+    keep_routed(w, connected);
     return CCS_OK;
 }
 
