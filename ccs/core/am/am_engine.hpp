@@ -150,6 +150,13 @@ private:
         int target = -1;
     };
 
+    // The steps of send() (am_send.cpp).
+    ccs_status_t send_to_self(context &ctx, uint16_t handler, const uint64_t *args, size_t nargs,
+                              const payload_source &data, const ccs_completion_t *completion);
+    // Packets of `o` until done or the transport pushes back, then the
+    // rest queued (copied from `data` where the caller may not keep it).
+    ccs_status_t send_or_queue(int target, peer_state &p, outgoing &&o, const payload_source &data);
+
     static bool done(const outgoing &o) { return o.started && o.offset >= o.total; }
     // A packet without payload telling the target to drop message `message`.
     static bool abandon_notice(const outgoing &o) { return (o.header.flags & wire::abandoned) != 0; }

@@ -46,31 +46,18 @@ byte_buffer am_engine::copy_payload(const payload_source &data) {
     return out;
 }
 
+// Four ways out, tried in this order: to self (queued for the next
+// progress), the latency path (one packet from the stack), without a copy
+// (one large packet read from the caller's memory until it completes),
+// packet by packet with a queue behind when the transport pushes back.
 ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const uint64_t *args,
                              size_t nargs, const payload_source &data, const ccs_completion_t *completion) {
-    const bool has_completion = wants_completion(completion);
-    const uint8_t *bytes = data.data;
-    const size_t length = data.length;
-
-    if (target == rank_) {
-        // To self: delivered from the next ccs_progress, never inline, so a
-        // handler never runs inside ccs_am_send.
-        stored_message m;
-        m.context = ctx.id();
-        m.handler = handler;
-        m.nargs = static_cast<uint8_t>(nargs);
-        std::copy_n(args, nargs, m.args.begin());
-        m.payload = copy_payload(data);
-        self_queue_.push_back(std::move(m));
-        ++stats_.sent;
-        if (has_completion) completions_.push_back({*completion, CCS_OK});
-        return CCS_OK;
-    }
-
+    if (target == rank_) return send_to_self(ctx, handler, args, nargs, data, completion);
     peer_state &p = peers_[static_cast<size_t>(target)];
-    if (!p.route)
+    if (!p.route) [[unlikely]]
         return fail(CCS_ERR_NO_TRANSPORT, "no transport reaches rank " + std::to_string(target));
-    if (p.failed) return fail(CCS_ERR_PEER_FAILED, "rank " + std::to_string(target) + " has failed: " + failure_);
+    if (p.failed) [[unlikely]]
+        return fail(CCS_ERR_PEER_FAILED, "rank " + std::to_string(target) + " has failed: " + failure_);
 
     wire::header header{};
     header.context = ctx.id();
@@ -79,22 +66,23 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     const bool sequenced = ctx.ordered() && p.sequenced;
     if (sequenced) {
         header.flags |= wire::sequenced;
-        header.seq = ctx.next_send_seq(target);  // taken below once a packet is accepted
+        header.seq = ctx.next_send_seq(target);  // taken once a packet is accepted
     }
-    const size_t packet_bytes = sizeof(wire::header) + nargs * sizeof(uint64_t) + length;
-
+    const size_t packet_bytes = sizeof(wire::header) + nargs * sizeof(uint64_t) + data.length;
     const bool one_packet = packet_bytes <= p.max_packet && !data.layout;
+    const bool has_completion = wants_completion(completion);
     // With a completion the payload stays untouched until it runs, so a
     // large contiguous message can go from it: no copy on this side.
     const bool nocopy = one_packet && has_completion && p.nocopy_min && packet_bytes >= p.nocopy_min;
 
     // The latency path: one packet of contiguous bytes, nothing queued
-    // before it, not a no-copy send. Sent from the stack; only when the
-    // transport has no room does it become an `outgoing`.
+    // before it. Sent from the stack; only when the transport has no room
+    // does it become an `outgoing`.
     if (one_packet && !nocopy && p.queue.empty()) {
         alignas(8) uint8_t head[sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t)];
-        const ccs_plugin_iov_v1_t iov[2] = {{head, write_packet_head(header, args, length, head)}, {bytes, length}};
-        const ccs_plugin_status_t st = p.route->send(target, iov, length ? 2 : 1);
+        const ccs_plugin_iov_v1_t iov[2] = {{head, write_packet_head(header, args, data.length, head)},
+                                            {data.data, data.length}};
+        const ccs_plugin_status_t st = p.route->send(target, iov, data.length ? 2 : 1);
         if (st == CCS_PLUGIN_OK) {
             if (sequenced) ctx.take_send_seq(target);
             ++stats_.sent;
@@ -107,8 +95,8 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     outgoing o;
     o.header = header;
     std::copy_n(args, nargs, o.args.begin());
-    o.data = bytes;
-    o.total = length;
+    o.data = data.data;
+    o.total = data.length;
     o.layout = data.layout;
     o.layout_count = data.count;
     o.head = data.head;
@@ -120,7 +108,6 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         o.header.flags |= wire::fragment;
         o.message = p.next_message++;
     }
-
     if (nocopy && p.queue.empty()) {
         const ccs_plugin_status_t st = send_nocopy(target, p, o);
         if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
@@ -133,7 +120,26 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
         else if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
     }
+    return send_or_queue(target, p, std::move(o), data);
+}
 
+ccs_status_t am_engine::send_to_self(context &ctx, uint16_t handler, const uint64_t *args, size_t nargs,
+                                     const payload_source &data, const ccs_completion_t *completion) {
+    // Delivered from the next ccs_progress, never inline, so a handler
+    // never runs inside ccs_am_send.
+    stored_message m;
+    m.context = ctx.id();
+    m.handler = handler;
+    m.nargs = static_cast<uint8_t>(nargs);
+    std::copy_n(args, nargs, m.args.begin());
+    m.payload = copy_payload(data);
+    self_queue_.push_back(std::move(m));
+    ++stats_.sent;
+    if (wants_completion(completion)) completions_.push_back({*completion, CCS_OK});
+    return CCS_OK;
+}
+
+ccs_status_t am_engine::send_or_queue(int target, peer_state &p, outgoing &&o, const payload_source &data) {
     if (p.queue.empty()) {
         for (;;) {
             const ccs_plugin_status_t st = send_packet(target, p, o);
@@ -154,8 +160,8 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     }
     // The transport has no room: queue. Without a completion the caller may
     // reuse the buffer at once, so copy; a small message is copied anyway,
-    // and a head, which lives only during this call.
-    if (!has_completion || !o.fragmented || o.head) {
+    // and a head, which lives only during the send call.
+    if (!o.has_completion || !o.fragmented || o.head) {
         o.owned = copy_payload(data);
         o.data = o.owned.data();
         o.layout = nullptr;
