@@ -45,15 +45,14 @@ inline ccs_status_t check_context_target(const char *call, ccs_context_t handle,
     return CCS_OK;
 }
 
+// Why check_handler_args failed, with the message; out of line.
+[[gnu::cold]] ccs_status_t bad_handler_args(const char *call, uint16_t handler_id, const uint64_t *args, size_t nargs);
+
 // A handler id and its arguments, as sends and notifications take them.
+// Inline and without strings on success: every send runs it.
 inline ccs_status_t check_handler_args(const char *call, uint16_t handler_id, const uint64_t *args, size_t nargs) {
-    if (handler_id >= CCS_AM_MAX_HANDLERS)
-        return fail(CCS_ERR_INVALID_HANDLER, std::string(call) + ": handler id " + std::to_string(handler_id) +
-                                                 " is not below " + std::to_string(CCS_AM_MAX_HANDLERS));
-    if (nargs > CCS_AM_MAX_ARGS)
-        return fail(CCS_ERR_TOO_MANY_ARGS, std::string(call) + ": " + std::to_string(nargs) + " arguments, at most " +
-                                               std::to_string(CCS_AM_MAX_ARGS));
-    if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": args is NULL but nargs > 0");
+    if (handler_id >= CCS_AM_MAX_HANDLERS || nargs > CCS_AM_MAX_ARGS || (nargs > 0 && !args)) [[unlikely]]
+        return bad_handler_args(call, handler_id, args, nargs);
     return CCS_OK;
 }
 

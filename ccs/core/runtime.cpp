@@ -30,6 +30,18 @@ ccs_status_t bad_context_target(const char *call, ccs_context_t handle, int targ
                                           " is outside [0, " + std::to_string(rt.size()) + ")");
 }
 
+ccs_status_t bad_handler_args(const char *call, uint16_t handler_id, const uint64_t *args, size_t nargs) {
+    if (handler_id >= CCS_AM_MAX_HANDLERS)
+        return fail(CCS_ERR_INVALID_HANDLER, std::string(call) + ": handler id " + std::to_string(handler_id) +
+                                                 " is not below " + std::to_string(CCS_AM_MAX_HANDLERS));
+    if (nargs > CCS_AM_MAX_ARGS)
+        return fail(CCS_ERR_TOO_MANY_ARGS, std::string(call) + ": " + std::to_string(nargs) + " arguments, at most " +
+                                               std::to_string(CCS_AM_MAX_ARGS));
+    if (nargs > 0 && !args) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": args is NULL but nargs > 0");
+    return CCS_OK;  // not reached: the caller saw one of the above
+}
+
+
 ccs_status_t not_running(const char *call) {
     return fail(CCS_ERR_NOT_INITIALIZED, std::string(call) + ": CCS is not initialized" +
                                              (runtime::finalized() ? " (ccs_finalize was called)"

@@ -29,8 +29,8 @@ ucx_plugin::ucx_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugi
 
 ucx_plugin::~ucx_plugin() {
     close_endpoints();
-    for (arrival &a : arrivals_)
-        if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
+    for (size_t i = delivered_; i < arrivals_.size(); ++i)
+        if (arrivals_[i]->ucx_data) ucp_am_data_release(worker_, arrivals_[i]->ucx_data);
     for (const pending_rendezvous &w : waiting_rendezvous_) ucp_am_data_release(worker_, w.descriptor);
     if (worker_) ucp_worker_destroy(worker_);
     if (context_) ucp_cleanup(context_);
@@ -232,6 +232,7 @@ void ucx_plugin::check_peers_alive() {
         if (plugin::process_exists(p.pid)) continue;
         p.failed = true;
         failed_peers_.emplace_back(p.rank, "process " + std::to_string(p.pid) + " is gone");
+        reports_ = true;
     }
 }
 
@@ -239,6 +240,7 @@ void ucx_plugin::on_peer_error(peer &p, ucs_status_t status) {
     if (p.failed) return;
     p.failed = true;
     failed_peers_.emplace_back(p.rank, std::string("UCX endpoint error: ") + ucs_status_string(status));
+    reports_ = true;
 }
 
 void callbacks::ep_error(void *arg, ucp_ep_h, ucs_status_t status) {

@@ -5,6 +5,7 @@
 
 #include "common/core_services.hpp"
 #include "common/process_liveness.hpp"
+#include "common/small_copy.hpp"
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
@@ -91,15 +93,14 @@ struct send_buffer {
 
 // A packet that arrived, waiting for the end of ucp_worker_progress to be
 // delivered (the ABI delivers from progress(), and UCX forbids re-entering
-// the worker from its callbacks).
+// the worker from its callbacks). Records are pooled and reused.
 struct arrival {
     // Small packets are copied into the arrival itself: no buffer to take
     // from the pool and give back on the latency path.
     static constexpr size_t inline_max = 256;
 
-    // User-provided, so emplace_back() does not zero the whole record
-    // (inline_bytes included) before every arrival, as value-initialising
-    // an aggregate does; the members below keep their initialisers.
+    // User-provided, so a new record does not zero inline_bytes; the
+    // members below keep their initialisers.
     arrival() {}
 
     int32_t source = -1;
@@ -131,10 +132,10 @@ struct nocopy_request {
     std::vector<uint8_t> header;  // sender's rank, then the packet's head
 };
 
-// A rendezvous packet being fetched.
+// A rendezvous packet being fetched into its arrival.
 struct rendezvous {
     ucx_plugin *owner;
-    arrival a;
+    arrival *a;
 };
 
 // One put or get: its pieces and, for a put, the flush that makes it
@@ -178,6 +179,21 @@ public:
 
     // ucx_progress.cpp
     int32_t progress();
+    // ucx_receive.cpp: the AM callback's common case, a small packet.
+    // False: anything else (on_arrival and friends take it).
+    bool take_small(void *data, size_t length, const ucp_am_recv_param_t *param) {
+        int32_t source;
+        if (length <= sizeof source || length - sizeof source > arrival::inline_max ||
+            (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) [[unlikely]]
+            return false;
+        std::memcpy(&source, data, sizeof source);
+        if (!peer_at(source)) [[unlikely]]
+            return false;
+        const size_t n = length - sizeof source;
+        arrival &a = record_arrival(source, n);
+        plugin::small_copy(a.inline_bytes, static_cast<const uint8_t *>(data) + sizeof source, n);
+        return true;
+    }
 
     // ucx_rma.cpp: memory and one-sided operations.
     ccs_plugin_status_t mem_reg(void *addr, size_t length, void **memh);
@@ -206,6 +222,8 @@ private:
         return create_endpoint(p, why);
     }
     ucp_ep_h create_endpoint(peer &p, ccs_plugin_status_t &why);
+    // ucx_send.cpp: what am_send's latency path does not take.
+    [[gnu::noinline]] ccs_plugin_status_t send_buffered(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
     // Logs a failed ucp_am_send_nbx and maps its status.
     ccs_plugin_status_t send_failed(int32_t rank, ucs_status_t status) const;
     struct lane_facts {
@@ -224,6 +242,37 @@ private:
                     const ucp_am_recv_param_t *param, bool &keep);
     // A packet sent without a UCP header: the sender's rank, then the packet.
     void on_small_arrival(void *data, size_t length, const ucp_am_recv_param_t *param, bool &keep);
+    // A pooled record for a packet of `length` bytes from `source`, listed
+    // for delivery; the caller fills in where its bytes are.
+    arrival &record_arrival(int32_t source, size_t length) {
+        arrival *a = take_record();
+        a->source = source;
+        a->length = length;
+        arrivals_.push_back(a);
+        return *a;
+    }
+    // A record from the pool, not listed yet (a rendezvous lists it once
+    // its data is in).
+    arrival *take_record() {
+        if (spare_arrivals_.empty()) [[unlikely]]
+            return new_record();
+        arrival *a = spare_arrivals_.back();
+        spare_arrivals_.pop_back();
+        return a;
+    }
+    arrival *new_record();
+    // Back to the pool, its bytes to UCX or the buffer pool. Inline: a
+    // small packet's bytes are in the record.
+    void release(arrival &a) {
+        if (a.ucx_data || a.copy) [[unlikely]]
+            release_bytes(a);
+        spare_arrivals_.push_back(&a);
+    }
+    void release_bytes(arrival &a);
+    // ucx_progress.cpp: hands the listed arrivals to the core.
+    int32_t deliver_arrivals();
+    // Reports what callbacks recorded: finished sends and RMA, failed peers.
+    int32_t report();
     // Records an eager packet at data + offset: a small one copied into
     // the arrival, a larger one kept where UCX allows it (keep = true:
     // released after delivery), else copied into a pooled buffer.
@@ -263,9 +312,15 @@ private:
     std::vector<std::unique_ptr<send_buffer>> spare_buffers_;
     std::vector<std::unique_ptr<packet_buffer>> spare_receive_buffers_;
     size_t spare_send_bytes_ = 0, spare_receive_bytes_ = 0;
-    // Filled by UCX callbacks, emptied by progress(); a vector whose
-    // capacity is reused, so a small arrival allocates nothing.
-    std::vector<arrival> arrivals_;
+    // Filled by UCX callbacks, delivered by progress() in order. By index
+    // and by pointer: a handler's nested progress (an RMA wait) may record
+    // and deliver more while an outer delivery still reads its payload.
+    std::vector<arrival *> arrivals_;
+    size_t delivered_ = 0;                                // arrivals_[0, delivered_) went
+    std::vector<std::unique_ptr<arrival>> arrival_pool_;  // owns every record
+    std::vector<arrival *> spare_arrivals_;
+    // Set by callbacks that record finished sends, RMA or failed peers.
+    bool reports_ = false;
     std::deque<pending_rendezvous> waiting_rendezvous_;
     int active_rendezvous_ = 0;
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;

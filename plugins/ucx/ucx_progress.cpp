@@ -1,5 +1,5 @@
 // Polling: let UCX progress, then hand the core what its callbacks recorded
-// (packets, finished puts and gets, failed peers), outside UCX.
+// (packets, finished sends, puts and gets, failed peers), outside UCX.
 #include "ucx_callbacks.hpp"
 
 namespace ccs::ucx {
@@ -23,30 +23,40 @@ int32_t ucx_plugin::progress() {
     // second round to find nothing more cost a microsecond per message.
     // The core polls again at once while there are events.
     int32_t events = static_cast<int32_t>(ucp_worker_progress(worker_));
-    if (!waiting_rendezvous_.empty()) start_rendezvous();
-    if (!arrivals_.empty()) {
-        // Taken out first: what a delivery sets off may record more.
-        std::vector<arrival> batch;
-        batch.swap(arrivals_);
-        for (arrival &a : batch) {
-            core_.deliver(a.source, a.bytes(), a.length);
-            if (a.ucx_data) ucp_am_data_release(worker_, a.ucx_data);
-            else if (a.copy) give_back(std::move(a.copy));
-        }
-        events += static_cast<int32_t>(batch.size());
-        batch.clear();
-        if (arrivals_.empty()) arrivals_.swap(batch);  // keep the capacity
+    if (!waiting_rendezvous_.empty()) [[unlikely]]
+        start_rendezvous();
+    if (delivered_ < arrivals_.size()) events += deliver_arrivals();
+    if (reports_) [[unlikely]]
+        events += report();
+    if (liveness_.due()) [[unlikely]]
+        check_peers_alive();
+    return events;
+}
+
+int32_t ucx_plugin::deliver_arrivals() {
+    int32_t n = 0;
+    // delivered_ moves before each delivery, so a nested progress (a
+    // handler waiting for its RMA) goes on with the next one.
+    while (delivered_ < arrivals_.size()) {
+        arrival &a = *arrivals_[delivered_++];
+        core_.deliver(a.source, a.bytes(), a.length);
+        release(a);
+        ++n;
     }
-    events += drain(finished_sends_, [&](uint64_t token, ucs_status_t status) {
+    arrivals_.clear();  // all delivered, here or nested
+    delivered_ = 0;
+    return n;
+}
+
+int32_t ucx_plugin::report() {
+    reports_ = false;
+    int32_t events = drain(finished_sends_, [&](uint64_t token, ucs_status_t status) {
         core_.am_send_complete(token, status_from_ucs(status));
     });
     events += drain(finished_rma_, [&](uint64_t token, ucs_status_t status) {
         core_.rma_complete(token, status_from_ucs(status));
     });
-    if (liveness_.due()) check_peers_alive();
-    events += drain(failed_peers_, [&](int32_t rank, const std::string &why) {
-        core_.peer_failed(rank, why);
-    });
+    events += drain(failed_peers_, [&](int32_t rank, const std::string &why) { core_.peer_failed(rank, why); });
     return events;
 }
 

@@ -78,6 +78,7 @@ void ucx_plugin::on_rma_piece_done(rma_request *r, ucs_status_t status) {
     if (status != UCS_OK && r->status == UCS_OK) r->status = status;
     if (--r->pending > 0) return;
     finished_rma_.emplace_back(r->token, r->status);
+    reports_ = true;
     delete r;
 }
 

@@ -126,7 +126,8 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
     switch (order.classify(h.seq)) {
     case reorder_buffer<stored_message>::verdict::deliver:
         dispatch(ctx, source, h.handler, args, h.nargs, payload, length);
-        return deliver_held(ctx, source);
+        if (order.waiting()) deliver_held(ctx, source);
+        return;
     case reorder_buffer<stored_message>::verdict::early: {
         stored_message m;
         m.context = ctx.id();

@@ -42,6 +42,10 @@ public:
     void hold(uint32_t seq, Message &&message) { held_.emplace(seq, std::move(message)); }
 
     // The next in-order message if it has arrived.
+    // Whether anything is held or skipped, so next() could find something;
+    // the common in-order stream asks only this.
+    bool waiting() const { return !held_.empty() || !skipped_.empty(); }
+
     std::optional<Message> next() {
         while (skipped_.erase(expected_)) ++expected_;
         auto it = held_.find(expected_);
