@@ -10,7 +10,11 @@
 # a few seconds each; a round whose two ucx_perftest figures differ by more
 # than 15 % changed phase and is left out. Prints every kept round's ratio
 # CCS / ucx_perftest and their median.
-# Usage: [ROUNDS=n] perf/compare_latency.sh [build-dir] [put|am-shm|am-ucx ...]
+# With OTHER=<build-dir> each round also runs that build's CCS beside this
+# one's (taking turns at going first), between the same two ucx_perftest
+# runs: a before/after of a change in the same phases ("other" ratios, and
+# other/this per round).
+# Usage: [ROUNDS=n] [OTHER=dir] perf/compare_latency.sh [build-dir] [put|am-shm|am-ucx ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -25,11 +29,21 @@ port=$((20000 + RANDOM % 20000))
 . perf/ucx_perftest.sh
 # ccs_one_way <program> <benchmark filter> [env...]: one-way latency in us.
 ccs_one_way() {
-  local program=$1 filter=$2
-  shift 2
-  env "$@" "$build/bin/ccsrun" -n 2 --timeout 120 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' \
-    "$build/bin/$program" --benchmark_filter="$filter" --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null |
+  local dir=$1 program=$2 filter=$3
+  shift 3
+  env "$@" "$dir/bin/ccsrun" -n 2 --timeout 120 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' \
+    "$dir/bin/$program" --benchmark_filter="$filter" --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null |
     awk -F, 'NR > 1 {print $NF * 1e6; exit}'
+}
+other=${OTHER:-}
+[ -z "$other" ] || [ -x "$other/bin/ccs_perf_rma" ] || { echo "OTHER=$other has no bin/ccs_perf_rma" >&2; exit 2; }
+# median_of <label> <ratios...>: the median line.
+median_of() {
+  local label=$1
+  shift
+  printf '%s\n' "$@" | sort -g | awk -v w="$label" '{v[NR]=$1} END{
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%s: median %.3f over %d kept rounds (min %.3f, max %.3f)\n", w, m, NR, v[1], v[NR] }'
 }
 for what in "${which[@]}"; do
   case "$what" in
@@ -38,22 +52,35 @@ for what in "${which[@]}"; do
     am-ucx) test=ucp_am_lat; ccs=(ccs_perf_am 'am_latency/8/' CCS_TRANSPORT=ucx) ;;
     *) echo "unknown comparison '$what': put, am-shm or am-ucx" >&2; exit 2 ;;
   esac
-  ratios=()
+  ratios=() other_ratios=() other_vs_this=()
   for round in $(seq "$rounds"); do
     before=$(ucx_perftest_figure $test 8 100000 1000 3)
-    c=$(ccs_one_way "${ccs[@]}")
+    o=""
+    # With another build, the two take turns at going first.
+    [ -n "$other" ] && [ $((round % 2)) -eq 0 ] && o=$(ccs_one_way "$other" "${ccs[@]}")
+    c=$(ccs_one_way "$build" "${ccs[@]}")
+    [ -n "$other" ] && [ -z "$o" ] && o=$(ccs_one_way "$other" "${ccs[@]}")
     after=$(ucx_perftest_figure $test 8 100000 1000 3)
     verdict=$(awk -v b="$before" -v a="$after" -v c="$c" 'BEGIN{
       lo = b < a ? b : a; hi = b < a ? a : b
       if (lo <= 0 || c <= 0) print "failed"; else if (hi / lo > 1.15) print "phase"; else printf "%.3f", c / ((a + b) / 2) }')
-    echo "$what round $round: ucx_perftest $before / $after us, ccs $c us: $verdict"
+    line="$what round $round: ucx_perftest $before / $after us, ccs $c us: $verdict"
+    if [ -n "$other" ]; then
+      ov=$(awk -v b="$before" -v a="$after" -v o="$o" -v v="$verdict" 'BEGIN{
+        if (v == "failed" || v == "phase" || o <= 0) print v; else printf "%.3f", o / ((a + b) / 2) }')
+      line="$line | other $o us: $ov"
+      case "$ov" in failed|phase) ;; *) other_ratios+=("$ov"); other_vs_this+=("$(awk -v o="$o" -v c="$c" 'BEGIN{printf "%.3f", o / c}')") ;; esac
+    fi
+    echo "$line"
     case "$verdict" in failed|phase) ;; *) ratios+=("$verdict") ;; esac
   done
   if [ ${#ratios[@]} -eq 0 ]; then
     echo "$what: no round kept"
   else
-    printf '%s\n' "${ratios[@]}" | sort -g | awk -v w="$what" '{v[NR]=$1} END{
-      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-      printf "%s: ccs/ucx_perftest median %.3f over %d kept rounds (min %.3f, max %.3f)\n", w, m, NR, v[1], v[NR] }'
+    median_of "$what: ccs/ucx_perftest" "${ratios[@]}"
+    if [ ${#other_ratios[@]} -gt 0 ]; then
+      median_of "$what: other/ucx_perftest" "${other_ratios[@]}"
+      median_of "$what: other/ccs, same round" "${other_vs_this[@]}"
+    fi
   fi
 done
