@@ -83,10 +83,7 @@ public:
     // How long a wait for memory polls tightly before the gap: an answer
     // passed between nearby cores comes within it, where a gap would only
     // delay it; where lines pass slowly it comes later, into spaced polls.
-    // 8-byte put ping-pong one way, VM fast phase (round trip ~0.12 µs):
-    // tight for 0 / 100 / 150 / 200 / 300 ns 0.10-0.12 / 0.10-0.13 /
-    // 0.061-0.066 / 0.063-0.065 / 0.060-0.065 µs, no gap at all 0.061;
-    // slow phase: 0.18 / 0.21 / 0.21-0.22 / 0.22-0.23 / 0.26, no gap 0.31.
+    // 200 ns is where the fast case stopped gaining.
     static constexpr std::chrono::nanoseconds wait_tight{200};
 
     // The barrier over all processes (coll/barrier.hpp); also ORs `flags`

@@ -146,15 +146,9 @@ inline uint8_t *copy_iterations(uint8_t *mem, uint8_t *stream, const op *body, u
 // holds, each piece moves through a floating-point register (x86-64:
 // movss / movsd; the bits are moved, never interpreted). There the loads
 // miss, and the loop through integer registers (what memcpy of 4 or 8
-// bytes compiles to) ran behind a hand loop over doubles or floats, which
-// compiles to the FP moves; likely the integer load-store pairs waiting on
-// misses fill the integer scheduler and hold back later loads (measured,
-// not proven). Paired against the hand loop: SPECFEM3D (2^18 floats at
-// listed indices) 0.99-1.00 -> 1.04-1.11, LAMMPS 1.02 -> 1.05, 256^3 z face
-// (65536 doubles) 0.96-1.01 -> 0.99-1.05. Where the lines stay cached (the
-// 4096 doubles of a 4096^2 column) FP moves lose: 1.02 -> 0.88-0.92; and
-// unpacking, where the loads hit, they were no faster (z face 0.98-0.99
-// against 0.99-1.03).
+// bytes compiles to) runs behind a hand loop over doubles or floats, which
+// compiles to the FP moves. Where the lines stay cached, or unpacking,
+// where the loads hit, FP moves do not pay.
 // Pieces enough that each one's line no longer stays in the L2 (8192
 // lines: 512 KiB); FP moves and prefetching start there.
 constexpr int64_t l2_outgrown_pieces = 8192;
@@ -186,17 +180,10 @@ inline void move_fixed(uint8_t *mem, uint8_t *stream) {
 // pages (strided 1 KiB or more apart) or at random (listed), the hardware
 // prefetchers cannot guess the next line, and when there are more lines
 // than a 512 KiB L2 holds each piece misses. Naming the line `ahead`
-// pieces in advance overlaps those misses. Paired runs against the hand
-// loop, old library against new: SPECFEM3D (4-byte pieces at random
-// indices) pack 0.99-1.07 -> 1.42-1.53, unpack 0.90-1.02 -> 1.16-1.22;
-// LAMMPS pack 0.98-1.05 -> 1.10-1.17, unpack 1.00-1.02 -> 1.11-1.27; 256^3
-// z face pack 1.02-1.04 -> 1.10-1.14; NAS LU (40-byte points 4080 B
-// apart) unpack 0.993 -> 1.000-1.016. Distances tried: listed 16, 32, 64
-// rose to a plateau at 128-256; strided 32 beat 64. Not prefetched: runs
-// whose lines fit the L2 (the 4096 doubles of a 4096^2 column fell to
-// 0.79-0.88), and unpacking strided pieces of 8 bytes or less, where one
-// store per piece already lets the store buffer run ahead (z face unpack
-// 1.00 -> 0.94-0.99 with prefetches).
+// pieces in advance overlaps those misses. The distances are where the
+// gain levelled off. Not prefetched: runs whose lines fit the L2, and
+// unpacking strided pieces of 8 bytes or less, where one store per piece
+// already lets the store buffer run ahead.
 constexpr int64_t prefetch_min_stride = 1024;
 constexpr int64_t prefetch_strided_ahead = 32;
 constexpr int64_t prefetch_listed_ahead = 128;
@@ -216,16 +203,11 @@ inline void copy_prefetching(uint8_t *mem, uint8_t *stream, int64_t count, At at
 // the same one to four sets of the L1 data cache (its sets repeat every 4
 // KiB: 64 of 64-byte lines on x86-64 and most AArch64 cores). A plain loop
 // issues loads as fast as it decodes them, and dozens of misses then wait
-// on a few sets of 12 ways, evicting one another's lines, it seems
-// (measured, not proven: no counters on our VM; the same pieces 8 bytes
-// off such a stride pack 7x faster). Lanes that each issue their next load
-// only once their last one has returned keep 16 misses in flight. Paired
-// against the plain loop, 8-byte pieces (4 and 16 alike): 4096 at 32 KiB
-// 1.08, at 4 KiB 1.72, at 1 KiB 1.31; 1024 at 32 KiB 1.36; 8192 at 4 KiB
-// 1.50. Lost: 8, 12 or 24 lanes at some of those strides; 512 B strides
-// (eight sets, 0.92-0.97); under 1024 pieces (0.95); 32768 pieces and
-// more, whose lines come from DRAM and need every miss in flight
-// (0.67-0.86; there the prefetching loop wins).
+// on a few sets of 12 ways, evicting one another's lines. Lanes that each
+// issue their next load only once their last one has returned keep 16
+// misses in flight. Not for 512 B strides (eight sets), fewer than 1024
+// pieces, or 32768 pieces and more, whose lines come from DRAM and need
+// every miss in flight (the prefetching loop takes those).
 constexpr int64_t miss_lanes = 16;
 
 inline bool few_cache_sets(int64_t stride, int64_t count) {
@@ -268,12 +250,9 @@ inline void copy_apart(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
             return copy_prefetching<D, Len, Fp>(mem, stream, count, at, prefetch_strided_ahead);
         // Packing pieces far apart, TLB misses bound the loop, and, where
         // there are too few to prefetch, a loop that ends on the memory
-        // pointer, with no counter, runs 2-6 % faster than a counted one
-        // storing through an index (measured before prefetching: 256^3 z face
-        // and 4096^2 column, paired runs against the hand loop: counted
-        // 0.94-1.00 and 0.97-0.98, this form 1.00-1.02 and 0.97-1.00).
-        // Pieces close together unpack 3-4 % slower this way (vector of
-        // 8 B at stride 16), so only far ones take it.
+        // pointer, with no counter, runs faster than a counted one storing
+        // through an index. Pieces close together unpack slower this way,
+        // so only far ones take it.
         if (D == direction::pack && at.apart() > 512) {
             for (const uint8_t *end = mem + count * at.stride; mem != end; mem += at.stride, stream += Len)
                 move_fixed<D, Len, Fp>(mem, stream);
@@ -312,14 +291,11 @@ inline void copy_fixed(uint8_t *mem, uint8_t *stream, int64_t count, At at) {
 
 // Unpacking a few bytes into each of a few thousand lines whose addresses
 // are a multiple of 512 B apart (a matrix column with a power-of-two row):
-// the lines stay cached but fall into the same cache sets, and on the AMD
-// EPYC we measure on, one byte store at a time runs 1.2-3x faster than
-// word stores (4096 rows, 8 B each: 1.31 vs 1.11 GB/s at 4 KiB stride, 1.26
-// vs 0.79 at 32 KiB, 3.1 vs 2.2 at 512 B), and beats MPICH, which stores
-// bytewise for MPI_BYTE. 16-byte pieces gain at multiples of 4 KiB (a
-// 1024^2 complex transpose: 2.5 vs 1.7 GB/s) but lose at 512 B. Away from
-// such strides word stores win by 4x, and once the lines outgrow a 512 KiB
-// L2 (the 65536 rows of a 256^3 z-face) by 1.2x, hence the narrow test.
+// the lines stay cached but fall into the same cache sets, and there one
+// byte store at a time runs faster than word stores (MPICH, which stores
+// bytewise for MPI_BYTE, gains the same). 16-byte pieces gain at
+// multiples of 4 KiB but lose at 512 B. Away from such strides, and once
+// the lines outgrow the L2, word stores win, hence the narrow test.
 inline bool aliasing_column(int64_t len, int64_t count, int64_t stride) {
     return (len <= 8 ? stride % 512 == 0 : len <= 16 && stride % 4096 == 0) && count <= 8192;
 }
@@ -522,8 +498,7 @@ inline int64_t copy_list(uint8_t *mem, uint8_t *stream, const run &r, int64_t bu
 // One run, up to `budget` bytes; returns bytes moved. The run is taken by
 // value: read through a reference (to the run a program keeps), its fields
 // might be among the bytes being stored, for all the compiler knows, and
-// the loops reloaded them per copy (1-64 B listed pieces unpacked 10 %
-// slower so).
+// the loops would reload them per copy.
 template <direction D>
 inline int64_t copy_run(uint8_t *base, uint8_t *stream, const run r, int64_t budget) {
     uint8_t *mem = base + r.mem;

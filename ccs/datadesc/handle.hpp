@@ -16,8 +16,8 @@ struct ccs_datadesc_s {
     std::shared_ptr<const ccs::dd::program> compiled;  // set by commit, through set_compiled
     // Copies of the program's size and element_run, so that pack and unpack
     // read them from the handle they have just checked, not through
-    // `compiled`: one dependent load less (a small pack 10.0-10.8 -> 9.8-10.0
-    // ns). The program never changes after commit, so they stay true.
+    // `compiled`: one dependent load less on every small call. The program
+    // never changes after commit, so they stay true.
     int64_t size = 0;
     std::optional<ccs::dd::run> element_run;
 

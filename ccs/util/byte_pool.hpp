@@ -4,10 +4,9 @@
 //
 // Why: glibc hands large freed blocks, and a freed heap top, back to the
 // kernel, so a burst of queued 64 KiB messages faulted in every page again
-// on the next burst; page faults are dear in a VM. Buffered 64 KiB AMs over
-// shm ran at 0.31 GB/s, 19 GB/s with malloc told to keep its memory. A
-// library shared by several runtimes must not change malloc's settings for
-// the whole process, so it keeps its own.
+// on the next burst; page faults are dear in a VM. A library shared by
+// several runtimes must not change malloc's settings for the whole
+// process, so it keeps its own.
 //
 // Buffers of `min_pooled` bytes or more come in power-of-two capacities and
 // return to a free list per capacity, up to a limit on the bytes kept

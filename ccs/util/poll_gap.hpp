@@ -2,10 +2,9 @@
 //
 // A poll that reads the line again while the writer's store is on its way
 // holds that store up: the line goes back to the reader before the writer
-// can finish. In a put ping-pong on the development VM (AMD EPYC, a pause
-// instruction takes 19 ns) polls about 12 ns apart gave 0.33 µs one way and
-// polls about 90 ns apart 0.19 µs; message polls (the transport's ring)
-// gained nothing and lost up to 8 %, so only waits on memory use a gap.
+// can finish. Polls spaced by tens of nanoseconds let the store through;
+// message polls (the transport's ring) gain nothing from a gap, so only
+// waits on memory use one.
 // The pause instruction makes the gap without a system call; it lasts 10
 // to 140 cycles depending on the CPU, so the gap is timed once, not counted.
 #pragma once

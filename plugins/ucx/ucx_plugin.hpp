@@ -44,8 +44,8 @@ transports configured_transports(const ucp_config_t *ucx_config);
 class ucx_plugin;
 
 // Bytes that are about to be overwritten whole: unlike std::vector, growing
-// does not zero them (a megabyte memset per packet halved AM bandwidth),
-// and the capacity is kept for the next packet.
+// does not zero them (a megabyte memset per packet would cost as much as
+// sending it), and the capacity is kept for the next packet.
 class packet_buffer {
 public:
     void resize_for_overwrite(size_t n) {
@@ -169,7 +169,7 @@ public:
     ccs_plugin_status_t connect(const void *const *addresses, const size_t *lengths);
     bool reachable(int32_t rank) const;
 
-    // ucx_msg.cpp: active messages.
+    // ucx_send.cpp: active messages out.
     ccs_plugin_status_t am_send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
     // Packets up to this size first try UCX's immediate (short) path.
     static constexpr size_t immediate_max = 256;

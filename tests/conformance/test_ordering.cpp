@@ -1,6 +1,7 @@
 // FIFO per (context, source, target) under stress: 100,000 messages of
 // random sizes (some fragmented) over several contexts, every stream checked
-// in order and complete. Run with CCS_SHM_TEST_SHUFFLE=1 this exercises the
+// in order and complete. Run through the altered plugin with
+// CCS_ALTERED_SHUFFLE=1 (unordered, shuffled delivery) this exercises the
 // core's sequence numbers and reorder buffer on real processes.
 #include "harness.hpp"
 

@@ -1,4 +1,4 @@
-// The barrier's arrival bookkeeping (ccs/core/barrier_arrivals.hpp).
+// The barrier's arrival bookkeeping (ccs/core/coll/barrier_arrivals.hpp).
 #include "core/coll/barrier_arrivals.hpp"
 
 #include <gtest/gtest.h>
