@@ -41,7 +41,6 @@ ccs_status_t bad_handler_args(const char *call, uint16_t handler_id, const uint6
     return CCS_OK;  // not reached: the caller saw one of the above
 }
 
-
 ccs_status_t not_running(const char *call) {
     return fail(CCS_ERR_NOT_INITIALIZED, std::string(call) + ": CCS is not initialized" +
                                              (runtime::finalized() ? " (ccs_finalize was called)"
@@ -152,10 +151,11 @@ void runtime::stop() {
     if (am_) am_->set_peer_failed_hook(nullptr);
     rma_.reset();
     memory_.reset();
-    barrier_.reset();
-    // Transports go next: their finalize may still deliver into the engine.
+    // Transports go next: their finalize may still deliver into the engine
+    // (and, through the internal context, to the barrier).
     wired_.transports.clear();
     am_.reset();
+    barrier_.reset();
     boot_.reset();
 }
 
