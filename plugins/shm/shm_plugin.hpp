@@ -11,7 +11,6 @@
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 
-#include <chrono>
 #include <map>
 #include <utility>
 #include <sys/uio.h>

@@ -128,25 +128,24 @@ public:
     static constexpr size_t mapped_copy_limit = size_t{1} << 20;
 
 private:
-    // rma_direct.cpp. The common case without building an operation: one contiguous piece,
-    // an unpacked key, a transport with native RMA that finishes it at once.
-    // False when that does not apply (nothing was done): submit.
+    // The ways start() tries first (rma_direct.cpp). The common case
+    // without building an operation: one contiguous piece, an unpacked key,
+    // a transport with native RMA that finishes it at once. False when that
+    // does not apply (nothing was done).
     bool try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
                     const ccs_completion_t *completion);
 
     // A put or get with datadescs on both sides to a region mapped here, as
     // try_direct: the datadesc engine copies from one layout straight into
-    // the other (dd::copy_layouts), with no list of pieces, which cost
-    // 100 ns a piece. False when that does not apply (nothing was done):
-    // submit, whole or as lists (sends_layouts). Both layouts checked by
-    // the caller.
+    // the other (dd::copy_layouts), with no list of pieces. False when that
+    // does not apply (nothing was done). Both layouts checked by the caller.
     bool try_mapped_layouts(bool put, int target, uint8_t *local, int64_t local_count, const ccs_datadesc_s &local_dd,
                             uint64_t remote, int64_t remote_count, const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey,
                             const ccs_completion_t *completion);
 
     // Whether a datadesc operation of `pieces` pieces (the larger side's)
     // and `bytes` bytes to `target` should travel whole in active messages
-    // (operation::whole): where RMA is emulated anyway, and where pieces
+    // (rma_layouts): where RMA is emulated anyway, and where pieces
     // average under CCS_RMA_LAYOUT_PIECE bytes, which a transport moves
     // one by one (cross-memory attach: 100-300 ns a piece) while the
     // target unpacks them at memory speed. Not to this process itself, and
