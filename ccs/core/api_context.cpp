@@ -85,10 +85,7 @@ ccs_status_t ccs_am_handler_register(ccs_context_t handle, uint16_t handler_id, 
     if (!rt) return st;
     context *ctx = lookup(*rt, handle, st, "ccs_am_handler_register");
     if (!ctx) return st;
-    if (handler_id >= CCS_AM_MAX_HANDLERS)
-        return fail(CCS_ERR_INVALID_HANDLER, "ccs_am_handler_register: id " + std::to_string(handler_id) +
-                                                 " is not below CCS_AM_MAX_HANDLERS (" +
-                                                 std::to_string(CCS_AM_MAX_HANDLERS) + ")");
+    if ((st = check_handler_id("ccs_am_handler_register", handler_id)) != CCS_OK) return st;
     if (!handler) return fail(CCS_ERR_INVALID_ARG, "ccs_am_handler_register: handler is NULL");
     auto &slot = ctx->handler(handler_id);
     if (slot.fn)
@@ -104,7 +101,8 @@ ccs_status_t ccs_am_handler_deregister(ccs_context_t handle, uint16_t handler_id
     if (!rt) return st;
     context *ctx = lookup(*rt, handle, st, "ccs_am_handler_deregister");
     if (!ctx) return st;
-    if (handler_id >= CCS_AM_MAX_HANDLERS || !ctx->handler(handler_id).fn)
+    if ((st = check_handler_id("ccs_am_handler_deregister", handler_id)) != CCS_OK) return st;
+    if (!ctx->handler(handler_id).fn)
         return fail(CCS_ERR_UNKNOWN_HANDLER,
                     "ccs_am_handler_deregister: no handler registered under id " + std::to_string(handler_id));
     ctx->handler(handler_id) = {};

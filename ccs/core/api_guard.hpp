@@ -45,6 +45,15 @@ inline ccs_status_t check_context_target(const char *call, ccs_context_t handle,
     return CCS_OK;
 }
 
+// A handler id, as every call that takes one checks it: one check, one
+// error (CCS_ERR_INVALID_HANDLER), the message out of line.
+[[gnu::cold]] ccs_status_t bad_handler_id(const char *call, uint16_t handler_id);
+inline ccs_status_t check_handler_id(const char *call, uint16_t handler_id) {
+    if (handler_id >= CCS_AM_MAX_HANDLERS) [[unlikely]]
+        return bad_handler_id(call, handler_id);
+    return CCS_OK;
+}
+
 // Why check_handler_args failed, with the message; out of line.
 [[gnu::cold]] ccs_status_t bad_handler_args(const char *call, uint16_t handler_id, const uint64_t *args, size_t nargs);
 

@@ -30,10 +30,14 @@ ccs_status_t bad_context_target(const char *call, ccs_context_t handle, int targ
                                           " is outside [0, " + std::to_string(rt.size()) + ")");
 }
 
+ccs_status_t bad_handler_id(const char *call, uint16_t handler_id) {
+    return fail(CCS_ERR_INVALID_HANDLER, std::string(call) + ": handler id " + std::to_string(handler_id) +
+                                             " is not below CCS_AM_MAX_HANDLERS (" +
+                                             std::to_string(CCS_AM_MAX_HANDLERS) + ")");
+}
+
 ccs_status_t bad_handler_args(const char *call, uint16_t handler_id, const uint64_t *args, size_t nargs) {
-    if (handler_id >= CCS_AM_MAX_HANDLERS)
-        return fail(CCS_ERR_INVALID_HANDLER, std::string(call) + ": handler id " + std::to_string(handler_id) +
-                                                 " is not below " + std::to_string(CCS_AM_MAX_HANDLERS));
+    if (handler_id >= CCS_AM_MAX_HANDLERS) return bad_handler_id(call, handler_id);
     if (nargs > CCS_AM_MAX_ARGS)
         return fail(CCS_ERR_TOO_MANY_ARGS, std::string(call) + ": " + std::to_string(nargs) + " arguments, at most " +
                                                std::to_string(CCS_AM_MAX_ARGS));

@@ -58,6 +58,15 @@ TEST(BadInput, HandlerIdOutOfRangeAndTooManyArguments) {
     EXPECT_EQ(ccs_am_handler_register(ctx, CCS_AM_MAX_HANDLERS, on_echo, nullptr), CCS_ERR_INVALID_HANDLER);
     EXPECT_EQ(ccs_am_handler_register(ctx, 1, on_echo, nullptr), CCS_ERR_HANDLER_IN_USE);
     EXPECT_EQ(ccs_am_handler_deregister(ctx, 99), CCS_ERR_UNKNOWN_HANDLER);
+    // Out of range is one error whichever call names the id.
+    for (const uint16_t id : {uint16_t{CCS_AM_MAX_HANDLERS}, uint16_t{65535}}) {
+        EXPECT_EQ(ccs_am_handler_deregister(ctx, id), CCS_ERR_INVALID_HANDLER) << id;
+        EXPECT_TRUE(detail_mentions("is not below CCS_AM_MAX_HANDLERS")) << ccs_last_error();
+        EXPECT_EQ(ccs_am_handler_register(ctx, id, on_echo, nullptr), CCS_ERR_INVALID_HANDLER) << id;
+        EXPECT_TRUE(detail_mentions("is not below CCS_AM_MAX_HANDLERS")) << ccs_last_error();
+        EXPECT_EQ(ccs_am_send(ctx, 0, id, nullptr, 0, nullptr, 0, nullptr), CCS_ERR_INVALID_HANDLER) << id;
+        EXPECT_TRUE(detail_mentions("is not below CCS_AM_MAX_HANDLERS")) << ccs_last_error();
+    }
     // Exactly the maximum is fine.
     CCS_EXPECT_OK(ccs_am_send(ctx, rank(), 1, args, CCS_AM_MAX_ARGS, nullptr, 0, nullptr));
     EXPECT_TRUE(progress_until([&] { return state.per_round[1000] >= 1; }));

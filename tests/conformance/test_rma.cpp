@@ -748,9 +748,27 @@ TEST(Rma, AllocatedMemoryIsFreedOnlyAsAllocated) {
     CCS_ASSERT_OK(ccs_mem_register(heap.data(), heap.size(), &registered));
     EXPECT_EQ(ccs_mem_free(registered), CCS_ERR_INVALID_MEMORY);  // registered, not allocated
     CCS_EXPECT_OK(ccs_mem_deregister(registered));                // and still valid
+    // Allocated, not registered: ccs_mem_deregister would leave the block
+    // mapped and unfreeable, so it is refused and the block stays whole.
+    EXPECT_EQ(ccs_mem_deregister(mem), CCS_ERR_INVALID_MEMORY);
+    EXPECT_NE(std::string(ccs_last_error()).find("ccs_mem_free"), std::string::npos) << ccs_last_error();
+    static_cast<uint8_t *>(p)[99] = 7;
+    size_t key_length = 0;
+    CCS_EXPECT_OK(ccs_rkey_pack(mem, nullptr, &key_length));  // the handle is still live
+    EXPECT_GT(key_length, 0u);
     CCS_EXPECT_OK(ccs_mem_free(mem));
     EXPECT_EQ(ccs_mem_free(mem), CCS_ERR_INVALID_MEMORY);
     EXPECT_EQ(ccs_mem_alloc(8, nullptr, &mem), CCS_ERR_INVALID_ARG);
+    // More than any node backs (memory and swap): refused now, not a fault
+    // in some later put; nothing is allocated and small blocks still are.
+    void *huge = &huge;
+    ccs_mem_t huge_mem{777};
+    EXPECT_EQ(ccs_mem_alloc(size_t{1} << 50, &huge, &huge_mem), CCS_ERR_NO_RESOURCES);
+    EXPECT_NE(std::string(ccs_last_error()).find("can ever back"), std::string::npos) << ccs_last_error();
+    EXPECT_EQ(huge, &huge);
+    EXPECT_EQ(huge_mem.id, 777u);
+    CCS_ASSERT_OK(ccs_mem_alloc(4096, &p, &mem));
+    CCS_EXPECT_OK(ccs_mem_free(mem));
     CCS_EXPECT_OK(ccs_barrier());
 }
 

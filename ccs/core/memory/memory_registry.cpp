@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <sys/sysinfo.h>
+
 namespace ccs {
 namespace {
 
@@ -65,6 +67,14 @@ ccs_status_t memory_registry::deregister(ccs_mem_t mem) {
     if (it == handles_.end())
         return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_deregister: handle " + std::to_string(mem.id) +
                                                 " was never registered or is already deregistered");
+    if (it->second.allocated)
+        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_deregister: handle " + std::to_string(mem.id) +
+                                                " came from ccs_mem_alloc: ccs_mem_free ends it and unmaps its pages");
+    drop(it);
+    return CCS_OK;
+}
+
+void memory_registry::drop(std::unordered_map<uint64_t, registration>::iterator it) {
     const registration reg = it->second;
     handles_.erase(it);
     // Others reached it without a key of their own: tell them it is gone.
@@ -76,7 +86,6 @@ ccs_status_t memory_registry::deregister(ccs_mem_t mem) {
             break;
         }
     if (reg.r) cache_.release(reg.r);
-    return CCS_OK;
 }
 
 ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &out) {
@@ -84,6 +93,17 @@ ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &ou
     const size_t page = cache_.page_size();
     if (length > SIZE_MAX - page) return fail(CCS_ERR_NO_MEMORY, "ccs_mem_alloc: length too large");
     const size_t rounded = (length + page - 1) / page * page;
+    // The file is sparse, so any size maps; pages the node cannot back
+    // would only fault later, inside some put. Refuse them now.
+    struct sysinfo si {};
+    if (::sysinfo(&si) == 0) {
+        const unsigned long long backing =
+            (static_cast<unsigned long long>(si.totalram) + si.totalswap) * (si.mem_unit ? si.mem_unit : 1);
+        if (rounded > backing)
+            return fail(CCS_ERR_NO_RESOURCES, "ccs_mem_alloc: " + std::to_string(length) +
+                                                  " bytes is more than this node's memory and swap (" +
+                                                  std::to_string(backing) + " bytes) can ever back");
+    }
     shared_allocation a;
     ccs_status_t st = shared_allocation_create(rounded ? rounded : page, a);
     if (st != CCS_OK) return st;
@@ -91,6 +111,7 @@ ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &ou
         shared_allocation_destroy(a.addr);
         return st;
     }
+    handles_.at(out.id).allocated = true;
     addr = reinterpret_cast<void *>(a.addr);
     return CCS_OK;
 }
@@ -102,12 +123,11 @@ ccs_status_t memory_registry::free_allocation(ccs_mem_t mem) {
                                                 " was never allocated or is already freed");
     const uintptr_t addr = it->second.addr;
     const shared_allocation *a = shared_allocation_find(addr, 1);
-    if (!a || a->addr != addr)
+    if (!it->second.allocated || !a || a->addr != addr)
         return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: handle " + std::to_string(mem.id) +
                                                 " was registered, not allocated (use ccs_mem_deregister)");
     const size_t length = a->length;
-    const ccs_status_t st = deregister(mem);
-    if (st != CCS_OK) return st;
+    drop(it);
     // The pages go away: nothing cached may stand for them any more.
     cache_.invalidate(reinterpret_cast<void *>(addr), length);
     shared_allocation_destroy(addr);

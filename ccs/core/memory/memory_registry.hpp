@@ -24,6 +24,8 @@ public:
     ~memory_registry() override;
 
     ccs_status_t register_memory(void *addr, size_t length, ccs_mem_t &out);
+    // ccs_mem_deregister: refuses a handle from ccs_mem_alloc, whose pages
+    // only ccs_mem_free unmaps.
     ccs_status_t deregister(ccs_mem_t mem);
     // ccs_mem_alloc / ccs_mem_free: shareable memory, registered.
     ccs_status_t allocate(size_t length, void *&addr, ccs_mem_t &out);
@@ -56,6 +58,7 @@ private:
         size_t length;
         region *r;  // null for length 0
         std::vector<int> implicit_holders;  // ranks we sent an implicit key for it
+        bool allocated = false;             // by ccs_mem_alloc: only ccs_mem_free ends it
     };
     ccs_status_t pack(const registration &reg, std::vector<uint8_t> &out) const;
 
@@ -64,6 +67,8 @@ private:
     registration_cache cache_;
     uint64_t next_id_ = 1;
     std::unordered_map<uint64_t, registration> handles_;
+    // Ends a registration: its implicit holders told, its region released.
+    void drop(std::unordered_map<uint64_t, registration>::iterator it);
     std::multimap<uintptr_t, uint64_t> by_addr_;  // start -> handle id
 };
 

@@ -196,6 +196,9 @@ struct ccs_am_message {
     size_t payload_size;
 };
 
+/* An id outside [0, CCS_AM_MAX_HANDLERS) is CCS_ERR_INVALID_HANDLER for
+ * every call that takes one; deregistering an id with no handler is
+ * CCS_ERR_UNKNOWN_HANDLER. */
 CCS_API ccs_status_t ccs_am_handler_register(ccs_context_t context,
                                              uint16_t handler_id,
                                              ccs_am_handler_fn handler,

@@ -52,13 +52,15 @@ typedef struct ccs_rkey {
  * passes CCS_RCACHE_MAX_UNUSED. length 0 is allowed (a key that reaches
  * nothing). */
 CCS_API ccs_status_t ccs_mem_register(void *addr, size_t length, ccs_mem_t *mem);
-/* CCS_ERR_INVALID_MEMORY for a handle never registered or already
- * deregistered. */
+/* CCS_ERR_INVALID_MEMORY for a handle never registered, already
+ * deregistered, or from ccs_mem_alloc (free that with ccs_mem_free). */
 CCS_API ccs_status_t ccs_mem_deregister(ccs_mem_t mem);
 /* Allocates `length` bytes (zeroed, page aligned) that other processes on
  * this node can map, registered: put and get to it from there become plain
  * loads and stores instead of system calls. Free with ccs_mem_free (not
- * ccs_mem_deregister). */
+ * ccs_mem_deregister). CCS_ERR_NO_RESOURCES when `length` is more than
+ * this node's memory and swap could ever back (the pages would only fault
+ * later). */
 CCS_API ccs_status_t ccs_mem_alloc(size_t length, void **addr, ccs_mem_t *mem);
 CCS_API ccs_status_t ccs_mem_free(ccs_mem_t mem);
 
