@@ -407,6 +407,23 @@ TEST_P(RmaMemory, BadInputIsRefusedAndDamagesNothing) {
     size_t length = 0;
     EXPECT_EQ(ccs_rkey_pack(ccs_mem_t{999999}, nullptr, &length), CCS_ERR_INVALID_MEMORY);
     EXPECT_EQ(ccs_mem_register(nullptr, 8, nullptr), CCS_ERR_INVALID_ARG);
+    // Ranges that cannot be memory: past the end of the address space,
+    // mostly unmapped, or a page never mapped. Nothing is registered.
+    {
+        uint8_t here[64];
+        ccs_mem_t untouched{4242};
+        EXPECT_EQ(ccs_mem_register(here, SIZE_MAX, &untouched), CCS_ERR_INVALID_MEMORY);
+        EXPECT_TRUE(std::strstr(ccs_last_error(), "address space")) << ccs_last_error();
+        EXPECT_EQ(ccs_mem_register(here, SIZE_MAX / 2, &untouched), CCS_ERR_INVALID_MEMORY);
+        EXPECT_TRUE(std::strstr(ccs_last_error(), "not all mapped")) << ccs_last_error();
+        // The address space's second page: nothing maps there unasked.
+        EXPECT_EQ(ccs_mem_register(reinterpret_cast<void *>(uintptr_t{0x1000}), 64, &untouched),
+                  CCS_ERR_INVALID_MEMORY);
+        EXPECT_EQ(untouched.id, 4242u);
+        ccs_mem_t fine{};
+        CCS_EXPECT_OK(ccs_mem_register(here, sizeof here, &fine));
+        CCS_EXPECT_OK(ccs_mem_deregister(fine));
+    }
     CCS_EXPECT_OK(ccs_barrier());
     // Nothing landed, and the job still works.
     for (int i = 0; i < 64; ++i) EXPECT_EQ(w.local_slot(left())[i], 0x5A);

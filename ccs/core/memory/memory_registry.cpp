@@ -6,8 +6,10 @@
 #include "util/serialize.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
+#include <sys/mman.h>
 #include <sys/sysinfo.h>
 
 namespace ccs {
@@ -29,6 +31,13 @@ memory_registry::~memory_registry() {
 }
 
 ccs_status_t memory_registry::mem_reg(region &r) {
+    // Only on a cache miss: memory that is not mapped would be refused by
+    // some plugins and not by others (cross-memory attach registers
+    // nothing), and would fault only in a later put. msync(MS_ASYNC) does
+    // nothing to mapped pages and says ENOMEM for unmapped ones.
+    if (::msync(reinterpret_cast<void *>(r.start), r.bytes(), MS_ASYNC) != 0 && errno == ENOMEM)
+        return fail(CCS_ERR_INVALID_MEMORY, "[" + std::to_string(r.start) + ", +" + std::to_string(r.bytes()) +
+                                                ") is not all mapped in this process");
     r.handles.assign(transports_.size(), nullptr);
     for (size_t i = 0; i < transports_.size(); ++i) {
         const ccs_plugin_status_t st =
@@ -50,7 +59,11 @@ ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem
     registration reg{next_id_, reinterpret_cast<uintptr_t>(addr), length, nullptr, {}};
     if (length > 0) {
         const ccs_status_t st = cache_.acquire(addr, length, reg.r);
-        if (st == CCS_ERR_INVALID_ARG) return fail(st, "ccs_mem_register: the range wraps around the address space");
+        if (st == CCS_ERR_INVALID_ARG)
+            return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_register: [" + std::to_string(reinterpret_cast<uintptr_t>(addr)) +
+                                                    ", +" + std::to_string(length) +
+                                                    ") reaches past the end of the address space");
+        if (st == CCS_ERR_INVALID_MEMORY) return fail(st, "ccs_mem_register: " + last_error());
         if (st == CCS_ERR_NO_RESOURCES)
             return fail(st, "ccs_mem_register: registration limit reached with every cached region in use");
         if (st != CCS_OK) return st;

@@ -50,7 +50,8 @@ typedef struct ccs_rkey {
  * Registrations are cached: registering pages already registered costs a
  * lookup, and deregistered pages stay registered until the unused total
  * passes CCS_RCACHE_MAX_UNUSED. length 0 is allowed (a key that reaches
- * nothing). */
+ * nothing). CCS_ERR_INVALID_MEMORY for a range that reaches past the end of
+ * the address space or is not all mapped. */
 CCS_API ccs_status_t ccs_mem_register(void *addr, size_t length, ccs_mem_t *mem);
 /* CCS_ERR_INVALID_MEMORY for a handle never registered, already
  * deregistered, or from ccs_mem_alloc (free that with ccs_mem_free). */
