@@ -89,13 +89,20 @@ int64_t bytes_of(const rma_side &side) {
     return side.dd ? side.count * side.dd->size : static_cast<int64_t>(side.length);
 }
 
-}  // namespace
-
-rma_operation rma_engine::as_lists(const rma_request &q) {
+// An operation of the request's kind, target and notification, with
+// neither lists nor layouts yet.
+rma_operation operation_for(const rma_request &q) {
     rma_operation op;
     op.kind = q.kind;
     op.target = q.target;
     op.after = q.after;
+    return op;
+}
+
+}  // namespace
+
+rma_operation rma_engine::as_lists(const rma_request &q) {
+    rma_operation op = operation_for(q);
     const int64_t bytes = bytes_of(q.local);
     add_pieces(op.local, q.local, bytes);
     add_pieces(op.remote, q.remote, bytes);
@@ -116,10 +123,7 @@ ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
                                               q.remote.count, *q.remote.dd, q.key, q.completion))
         return CCS_OK;
     if (sends_layouts(put, q.target, std::max(pieces_of(q.local), pieces_of(q.remote)), bytes_of(q.local))) {
-        rma_operation op;
-        op.kind = q.kind;
-        op.target = q.target;
-        op.after = q.after;
+        rma_operation op = operation_for(q);
         op.whole = rma_layouts{*q.local.dd, *q.remote.dd, local, q.remote.address, q.local.count, q.remote.count};
         return submit(ctx, std::move(op), q.key, q.completion);
     }
