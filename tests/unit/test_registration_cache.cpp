@@ -26,6 +26,10 @@ public:
         live.insert({r.start, r.end});
         return CCS_OK;
     }
+    ccs_status_t check_range(uintptr_t start, uintptr_t end) override {
+        checked.push_back({start, end});
+        return refuse_range ? CCS_ERR_INVALID_MEMORY : CCS_OK;
+    }
     void mem_dereg(ccs::region &r) override {
         ++dereg_calls;
         EXPECT_EQ(live.erase({r.start, r.end}), 1u) << "deregistered what was not registered";
@@ -33,6 +37,8 @@ public:
     int reg_calls = 0, dereg_calls = 0;
     size_t limit_regions = 0;
     bool fail_next = false;
+    bool refuse_range = false;
+    std::vector<std::pair<uintptr_t, uintptr_t>> checked;  // check_range calls
     std::multiset<std::pair<uintptr_t, uintptr_t>> live;
 };
 
@@ -73,6 +79,38 @@ TEST_F(RegistrationCache, HitMakesNoBackendCall) {
     EXPECT_EQ(backend.reg_calls, 1);
     EXPECT_EQ(cache.stats().unused_bytes, 0u);
     cache.release(again);
+}
+
+// The backend checks only what a miss asks for, before merging: cached
+// neighbours (whose pages may be gone by now) are not its business, and a
+// refused request leaves the cache as it was.
+TEST_F(RegistrationCache, MissesCheckTheRequestAloneAndARefusalChangesNothing) {
+    ccs::registration_cache cache(backend, 1 << 30);
+    ccs::region *a = nullptr, *b = nullptr, *c = nullptr;
+    ASSERT_EQ(cache.acquire(at(1), 2 * page, a), CCS_OK);
+    ASSERT_EQ(cache.acquire(at(2), page, b), CCS_OK);  // a hit: not checked
+    ASSERT_EQ(backend.checked.size(), 1u);
+    cache.release(b);
+    ASSERT_EQ(cache.acquire(at(3), page, c), CCS_OK);  // touches a: merged, but only the request checked
+    ASSERT_EQ(backend.checked.size(), 2u);
+    EXPECT_EQ(backend.checked[1].first, reinterpret_cast<uintptr_t>(at(3)));
+    EXPECT_EQ(backend.checked[1].second, reinterpret_cast<uintptr_t>(at(4)));
+    backend.refuse_range = true;
+    const int regs = backend.reg_calls;
+    const auto stats = cache.stats();
+    ccs::region *refused = nullptr;
+    EXPECT_EQ(cache.acquire(at(4), page, refused), CCS_ERR_INVALID_MEMORY);  // touches c, refused
+    EXPECT_EQ(refused, nullptr);
+    EXPECT_EQ(backend.reg_calls, regs);
+    EXPECT_EQ(cache.stats().regions, stats.regions);
+    EXPECT_EQ(cache.stats().registered_bytes, stats.registered_bytes);
+    backend.refuse_range = false;
+    ccs::region *d = nullptr;
+    ASSERT_EQ(cache.acquire(at(3), page, d), CCS_OK);  // c is still there: a hit
+    EXPECT_EQ(d, c);
+    cache.release(a);
+    cache.release(c);
+    cache.release(d);
 }
 
 TEST_F(RegistrationCache, OverlappingAndAdjacentRequestsMerge) {

@@ -30,14 +30,18 @@ memory_registry::~memory_registry() {
     cache_.flush();
 }
 
-ccs_status_t memory_registry::mem_reg(region &r) {
-    // Only on a cache miss: memory that is not mapped would be refused by
-    // some plugins and not by others (cross-memory attach registers
-    // nothing), and would fault only in a later put. msync(MS_ASYNC) does
-    // nothing to mapped pages and says ENOMEM for unmapped ones.
-    if (::msync(reinterpret_cast<void *>(r.start), r.bytes(), MS_ASYNC) != 0 && errno == ENOMEM)
-        return fail(CCS_ERR_INVALID_MEMORY, "[" + std::to_string(r.start) + ", +" + std::to_string(r.bytes()) +
+// Memory that is not mapped would be refused by some plugins and not by
+// others (cross-memory attach registers nothing), and would fault only in
+// a later put. msync(MS_ASYNC) does nothing to mapped pages and says
+// ENOMEM for unmapped ones. The cache asks only on a miss.
+ccs_status_t memory_registry::check_range(uintptr_t start, uintptr_t end) {
+    if (::msync(reinterpret_cast<void *>(start), end - start, MS_ASYNC) != 0 && errno == ENOMEM)
+        return fail(CCS_ERR_INVALID_MEMORY, "[" + std::to_string(start) + ", +" + std::to_string(end - start) +
                                                 ") is not all mapped in this process");
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::mem_reg(region &r) {
     r.handles.assign(transports_.size(), nullptr);
     for (size_t i = 0; i < transports_.size(); ++i) {
         const ccs_plugin_status_t st =

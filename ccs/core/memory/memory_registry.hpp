@@ -50,6 +50,7 @@ public:
     // registration_backend
     ccs_status_t mem_reg(region &r) override;
     void mem_dereg(region &r) override;
+    ccs_status_t check_range(uintptr_t start, uintptr_t end) override;
 
 private:
     struct registration {

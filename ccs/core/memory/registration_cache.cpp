@@ -72,6 +72,7 @@ ccs_status_t registration_cache::acquire(const void *addr, size_t len, region *&
         return CCS_OK;
     }
     ++stats_.misses;
+    if (const ccs_status_t bad = backend_.check_range(start, end); bad != CCS_OK) return bad;
     // The union with every region that overlaps or touches the request;
     // extending the end may reach further regions.
     uintptr_t lo = start, hi = end;

@@ -44,6 +44,14 @@ public:
     // evicts and retries. Anything else fails the registration.
     virtual ccs_status_t mem_reg(region &r) = 0;
     virtual void mem_dereg(region &r) = 0;
+    // On a miss, before the request [start, end) is merged with cached
+    // regions (whose pages may have been unmapped since: they are kept
+    // lazily): whether the request itself can be registered.
+    virtual ccs_status_t check_range(uintptr_t start, uintptr_t end) {
+        (void)start;
+        (void)end;
+        return CCS_OK;
+    }
 };
 
 struct registration_stats {
