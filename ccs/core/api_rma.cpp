@@ -136,7 +136,8 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
         if ((st = rt->rma().start(*ctx, contiguous(kind, target, local, length, remote, rkey, &completion))) != CCS_OK)
             return st;
         rt->progress_until([&] { return done.value > 0; });
-        return done.first_error;
+        if (done.errors == 0) return CCS_OK;
+        return fail(done.first_error, std::string(call) + ": " + rt->am().notes().take(&done));
     });
 }
 
@@ -270,7 +271,11 @@ ccs_status_t ccs_counter_wait(ccs_counter_t *counter, uint64_t value) {
         if (counter->value < value)
             return fail(CCS_ERR_PEER_FAILED, "ccs_counter_wait: " + rt->am().failure() + "; counter at " +
                                                  std::to_string(counter->value) + " of " + std::to_string(value));
-        return counter->errors ? counter->first_error : CCS_OK;
+        if (counter->errors == 0) return CCS_OK;
+        const std::string first = rt->am().notes().take(counter);
+        return fail(counter->first_error, "ccs_counter_wait: " + std::to_string(counter->errors) +
+                                              " counted operation(s) failed; the first: " +
+                                              (first.empty() ? ccs_strerror(counter->first_error) : first));
     });
 }
 

@@ -2,19 +2,57 @@
 // counter (ccs_completion_t). Shared by AM sends and RMA.
 #pragma once
 
+#include "util/error.hpp"
+
 #include <ccs/rma.h>
+
+#include <string>
+#include <unordered_map>
 
 namespace ccs {
 
 inline bool wants_completion(const ccs_completion_t *c) { return c && (c->callback || c->counter); }
 
+// The detail of each counter's first failure, for whoever waits on the
+// counter later (ccs_counter_wait, the synchronous calls): the counter
+// itself has room for a status only.
+class failure_notes {
+public:
+    void record(const ccs_counter_t *counter, std::string detail) { first_[counter] = std::move(detail); }
+    // The detail, forgotten here; empty if none was recorded.
+    std::string take(const ccs_counter_t *counter) {
+        const auto it = first_.find(counter);
+        if (it == first_.end()) return {};
+        std::string out = std::move(it->second);
+        first_.erase(it);
+        return out;
+    }
+
+private:
+    std::unordered_map<const ccs_counter_t *, std::string> first_;
+};
+
+// An operation that completes: its outcome and, for a failure, what went
+// wrong (ccs_last_error inside the callback; kept for the counter).
+struct pending_completion {
+    ccs_completion_t completion;
+    ccs_status_t status;
+    std::string detail;
+};
+
 // Runs inside progress only, with the engine's handler depth raised.
-inline void complete(const ccs_completion_t &c, ccs_status_t status) {
+inline void complete(const pending_completion &p, failure_notes &notes) {
+    const ccs_completion_t &c = p.completion;
+    if (p.status != CCS_OK) {
+        const std::string &detail = p.detail.empty() ? std::string(ccs_strerror(p.status)) : p.detail;
+        fail(p.status, detail);
+        if (c.counter && c.counter->errors == 0) notes.record(c.counter, detail);
+    }
     if (c.counter) {
-        if (status != CCS_OK && c.counter->errors++ == 0) c.counter->first_error = status;
+        if (p.status != CCS_OK && c.counter->errors++ == 0) c.counter->first_error = p.status;
         ++c.counter->value;
     }
-    if (c.callback) c.callback(status, c.arg);
+    if (c.callback) c.callback(p.status, c.arg);
 }
 
 }  // namespace ccs

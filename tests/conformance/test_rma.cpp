@@ -1,6 +1,7 @@
 // Put, get, counters, fences, implicit keys and registration, on every
 // plugin configuration (native RMA, forced emulation, refused CMA).
 #include "harness.hpp"
+#include "rma_window.hpp"
 
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
@@ -14,82 +15,6 @@
 
 using namespace conformance;
 
-namespace {
-
-constexpr size_t slot_bytes = 1 << 20;  // per source rank in every window
-
-// A window of size() slots, registered, its key exchanged with everyone.
-class window {
-public:
-    // allocated: from ccs_mem_alloc (peers on the node map it), else heap
-    // memory registered (reached by cross-memory attach).
-    explicit window(bool allocated = false) : allocated_(allocated) {
-        const size_t bytes = static_cast<size_t>(size()) * slot_bytes;
-        if (allocated_) {
-            void *p = nullptr;
-            CCS_EXPECT_OK(ccs_mem_alloc(bytes, &p, &mem_));
-            base_ = static_cast<uint8_t *>(p);
-        } else {
-            heap_.assign(bytes, 0);
-            base_ = heap_.data();
-            CCS_EXPECT_OK(ccs_mem_register(base_, bytes, &mem_));
-        }
-        size_t length = 0;
-        CCS_EXPECT_OK(ccs_rkey_pack(mem_, nullptr, &length));
-        std::vector<uint8_t> packed(length);
-        CCS_EXPECT_OK(ccs_rkey_pack(mem_, packed.data(), &length));
-        // Everyone sends (address, key) to everyone.
-        struct exchange {
-            std::vector<std::vector<uint8_t>> keys;
-            std::vector<uint64_t> bases;
-            int count = 0;
-        } ex;
-        ex.keys.resize(static_cast<size_t>(size()));
-        ex.bases.resize(static_cast<size_t>(size()));
-        auto on_key = [](const ccs_am_message_t *m, void *arg) {
-            auto *e = static_cast<exchange *>(arg);
-            const auto *p = static_cast<const uint8_t *>(m->payload);
-            e->keys[static_cast<size_t>(m->source)].assign(p, p + m->payload_size);
-            e->bases[static_cast<size_t>(m->source)] = m->args[0];
-            ++e->count;
-        };
-        scoped_context ctx("rma-keys", {{1, on_key, &ex}});
-        const uint64_t base = reinterpret_cast<uintptr_t>(base_);
-        for (int t = 0; t < size(); ++t) CCS_EXPECT_OK(ccs_am_send(ctx, t, 1, &base, 1, packed.data(), length, nullptr));
-        EXPECT_TRUE(progress_until([&] { return ex.count == size(); }));
-        CCS_EXPECT_OK(ccs_barrier());
-        for (int r = 0; r < size(); ++r) {
-            ccs_rkey_t k{};
-            const auto &key = ex.keys[static_cast<size_t>(r)];
-            CCS_EXPECT_OK(ccs_rkey_unpack(r, key.data(), key.size(), &k));
-            keys_.push_back(k);
-            bases_.push_back(ex.bases[static_cast<size_t>(r)]);
-        }
-    }
-    ~window() {
-        for (ccs_rkey_t k : keys_) EXPECT_EQ(ccs_rkey_release(k), CCS_OK) << ccs_last_error();
-        if (allocated_) EXPECT_EQ(ccs_mem_free(mem_), CCS_OK) << ccs_last_error();
-        else EXPECT_EQ(ccs_mem_deregister(mem_), CCS_OK) << ccs_last_error();
-    }
-    // Address of source rank `from`'s slot in `owner`'s window.
-    uint64_t slot(int owner, int from) const { return bases_[static_cast<size_t>(owner)] + static_cast<uint64_t>(from) * slot_bytes; }
-    ccs_rkey_t key(int owner) const { return keys_[static_cast<size_t>(owner)]; }
-    uint8_t *local_slot(int from) { return base_ + static_cast<size_t>(from) * slot_bytes; }
-    ccs_mem_t handle() const { return mem_; }
-
-private:
-    bool allocated_;
-    std::vector<uint8_t> heap_;
-    uint8_t *base_ = nullptr;
-    ccs_mem_t mem_{};
-    std::vector<ccs_rkey_t> keys_;
-    std::vector<uint64_t> bases_;
-};
-
-int right() { return (rank() + 1) % size(); }
-int left() { return (rank() + size() - 1) % size(); }
-
-}  // namespace
 
 class RmaMemory : public ::testing::TestWithParam<bool> {};
 INSTANTIATE_TEST_SUITE_P(Rma, RmaMemory, ::testing::Values(false, true),

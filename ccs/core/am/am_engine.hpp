@@ -8,6 +8,7 @@
 #include "core/context.hpp"
 #include "datadesc/program.hpp"
 #include "core/transport.hpp"
+#include "util/completion.hpp"
 
 #include <ccs/ccs.h>
 
@@ -79,6 +80,8 @@ public:
     // The first failure seen, for calls that need every peer (barrier).
     bool any_peer_failed() const { return !failure_.empty(); }
     const std::string &failure() const { return failure_; }
+    // The first failure of each counter, shared with the RMA engine.
+    failure_notes &notes() { return notes_; }
 
     // Progress pieces; each returns the number of events handled.
     int push_queues();
@@ -137,11 +140,6 @@ private:
         bool abandoned = false;
         size_t abandoned_after = 0;
     };
-    struct pending_completion {
-        ccs_completion_t completion;
-        ccs_status_t status;
-    };
-
     // A packet the transport sends from the user's buffer: its head lives
     // here until the transport says it is done.
     struct nocopy_send {
@@ -172,7 +170,8 @@ private:
     ccs_plugin_status_t send_packet(int target, peer_state &p, outgoing &o);
     // Counts and reports a send the transport refused; out of line.
     [[gnu::cold]] ccs_status_t send_failed(int target, const peer_state &p, ccs_plugin_status_t st);
-    void finish(outgoing &o, ccs_status_t status);
+    // `detail`: what went wrong, for a failure.
+    void finish(outgoing &o, ccs_status_t status, std::string detail = {});
     // A queued message the transport refused: its completion hears of it,
     // or, without one, the context's error handler (the caller was told
     // CCS_OK when it was queued).
@@ -213,6 +212,7 @@ private:
     std::vector<int> backlog_;  // peers with a non-empty queue
     std::deque<stored_message> self_queue_;
     std::vector<pending_completion> completions_;
+    failure_notes notes_;
     std::map<uint64_t, nocopy_send> nocopy_;        // by token
     uint64_t next_nocopy_token_ = 1;
     std::vector<uint8_t> scratch_;                  // one packet's packed payload

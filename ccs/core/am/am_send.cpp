@@ -86,7 +86,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         if (st == CCS_PLUGIN_OK) {
             if (sequenced) ctx.take_send_seq(target);
             ++stats_.sent;
-            if (has_completion) completions_.push_back({*completion, CCS_OK});
+            if (has_completion) completions_.push_back({*completion, CCS_OK, {}});
             return CCS_OK;
         }
         if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
@@ -114,7 +114,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
             if (sequenced) ctx.take_send_seq(target);
             ++stats_.sent;
             ++stats_.sent_nocopy;
-            if (st == CCS_PLUGIN_OK) completions_.push_back({*completion, CCS_OK});
+            if (st == CCS_PLUGIN_OK) completions_.push_back({*completion, CCS_OK, {}});
             return CCS_OK;
         }
         if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
@@ -135,7 +135,7 @@ ccs_status_t am_engine::send_to_self(context &ctx, uint16_t handler, const uint6
     m.payload = copy_payload(data);
     self_queue_.push_back(std::move(m));
     ++stats_.sent;
-    if (wants_completion(completion)) completions_.push_back({*completion, CCS_OK});
+    if (wants_completion(completion)) completions_.push_back({*completion, CCS_OK, {}});
     return CCS_OK;
 }
 
@@ -216,7 +216,11 @@ void am_engine::send_complete(uint64_t token, ccs_plugin_status_t status) {
     auto it = nocopy_.find(token);
     if (it == nocopy_.end()) return;
     if (status != CCS_PLUGIN_OK) ++stats_.send_errors;
-    completions_.push_back({it->second.completion, status == CCS_PLUGIN_OK ? CCS_OK : status_from_plugin(status)});
+    if (status == CCS_PLUGIN_OK) completions_.push_back({it->second.completion, CCS_OK, {}});
+    else
+        completions_.push_back({it->second.completion, status_from_plugin(status),
+                                "message to rank " + std::to_string(it->second.target) + " refused by its plugin: " +
+                                    plugin_status_name(status)});
     nocopy_.erase(it);
 }
 
@@ -254,29 +258,29 @@ ccs_plugin_status_t am_engine::send_packet(int target, peer_state &p, outgoing &
     return st;
 }
 
-void am_engine::finish(outgoing &o, ccs_status_t status) {
+void am_engine::finish(outgoing &o, ccs_status_t status, std::string detail) {
     stats_.queue_bytes -= o.owned.size();
     buffers_.give_back(std::move(o.owned));
     if (o.queued) {
         if (context *ctx = contexts_.by_id(o.header.context)) --ctx->queued_sends;
     }
-    if (o.has_completion) completions_.push_back({o.completion, status});
+    if (o.has_completion) completions_.push_back({o.completion, status, std::move(detail)});
 }
 
 void am_engine::queued_send_refused(int target, const peer_state &p, outgoing &o, ccs_plugin_status_t st) {
     ++stats_.send_errors;
     const ccs_status_t status = status_from_plugin(st);
+    std::string what = "message to rank " + std::to_string(target) + " (handler " + std::to_string(o.header.handler) +
+                       ") refused by plugin '" + p.route->name() + "': " + plugin_status_name(st) +
+                       (o.started ? " after part of it was sent" : "");
     if (!o.has_completion) {
         if (context *ctx = contexts_.by_id(o.header.context)) {
             ++depth_;  // error handlers run like callbacks
-            ctx->report_error(status, target,
-                              "message to rank " + std::to_string(target) + " (handler " +
-                                  std::to_string(o.header.handler) + ") refused by plugin '" + p.route->name() +
-                                  "': " + plugin_status_name(st) + (o.started ? " after part of it was sent" : ""));
+            ctx->report_error(status, target, what);
             --depth_;
         }
     }
-    finish(o, status);
+    finish(o, status, std::move(what));
 }
 
 void am_engine::abandon(int target, peer_state &p, const outgoing &o, ccs_plugin_status_t why) {
@@ -378,7 +382,7 @@ int am_engine::run_completions() {
     std::vector<pending_completion> batch;
     batch.swap(completions_);  // callbacks may send and queue new completions
     ++depth_;
-    for (const auto &c : batch) complete(c.completion, c.status);
+    for (const auto &c : batch) complete(c, notes_);
     --depth_;
     return static_cast<int>(batch.size());
 }
@@ -393,7 +397,7 @@ void am_engine::peer_failed(int peer, const std::string &reason) {
     if (failure_.empty()) failure_ = what;
     log_message(log_level::error, what);
     while (!p.queue.empty()) {
-        finish(p.queue.front(), CCS_ERR_PEER_FAILED);
+        finish(p.queue.front(), CCS_ERR_PEER_FAILED, what);
         p.queue.pop_front();
     }
     // Sends the transport reads from the caller's memory: a dead peer may
@@ -403,7 +407,7 @@ void am_engine::peer_failed(int peer, const std::string &reason) {
             ++it;
             continue;
         }
-        completions_.push_back({it->second.completion, CCS_ERR_PEER_FAILED});
+        completions_.push_back({it->second.completion, CCS_ERR_PEER_FAILED, what});
         it = nocopy_.erase(it);
     }
     // Messages half received from it will never complete.

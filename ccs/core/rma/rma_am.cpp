@@ -103,7 +103,7 @@ void rma_engine::issue_emulated(request &r) {
     if (op.writes_remote()) gather(op.local.data(), op.local.size(), payload.data() + 8 + 16 * op.remote.size());
     const auto handler = static_cast<uint16_t>(first_handler_ + (op.writes_remote() ? put_request : get_request));
     const ccs_status_t st = am_.send(internal, op.target, handler, &token, 1, payload.data(), payload.size(), nullptr);
-    if (st != CCS_OK) finish(r, st);
+    if (st != CCS_OK) finish(r, st, last_error());
 }
 
 // Reads and checks a request: its segment list well formed, followed by
@@ -164,7 +164,7 @@ void rma_engine::issue_layouts(request &r) {
     context &internal = *contexts_.by_id(context_table::internal_id);
     const auto handler = static_cast<uint16_t>(first_handler_ + (r.op.writes_remote() ? put_layout : get_layout));
     const ccs_status_t st = am_.send(internal, r.op.target, handler, args, 4, payload, nullptr);
-    if (st != CCS_OK) finish(r, st);
+    if (st != CCS_OK) finish(r, st, last_error());
 }
 
 // A layout request as read: the layout, where it lies here, how many
@@ -240,7 +240,7 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
             scatter(static_cast<const uint8_t *>(m->payload), r.op.local.data(), r.op.local.size());
         }
     }
-    self->finish(r, st);
+    self->finish(r, st, st == CCS_OK ? std::string() : "rank " + std::to_string(r.op.target) + " refused it: " + ccs_strerror(st));
     self->requests_.erase(it);
 }
 
@@ -260,10 +260,11 @@ void rma_engine::on_key_reply(const ccs_am_message_t *m, void *arg) {
     if (it == self->requests_.end()) return;
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
-    if (st != CCS_OK) return self->finish(m->args[0], st);
+    if (st != CCS_OK)
+        return self->finish(m->args[0], st, "rank " + std::to_string(r.op.target) + " gave no key: " + ccs_strerror(st));
     uint64_t id = 0;
     if ((st = self->keys_.adopt_implicit(r.op.target, m->payload, m->payload_size, r.lo, r.hi, id)) != CCS_OK)
-        return self->finish(m->args[0], st);
+        return self->finish(m->args[0], st, "the key rank " + std::to_string(r.op.target) + " sent: " + ccs_strerror(st));
     r.key_id = id;
     r.at = stage::ready;
     self->issue(r);

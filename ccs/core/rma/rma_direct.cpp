@@ -38,7 +38,7 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
     if (st == CCS_PLUGIN_OK) {
         // A counter alone moves at once; a callback waits for progress.
         if (has_completion && !completion->callback) ++completion->counter->value;
-        else if (has_completion) completions_.push_back({*completion, CCS_OK});
+        else if (has_completion) completions_.push_back({*completion, CCS_OK, {}});
         return true;
     }
     track_direct(ctx, put, target, local, length, remote, rkey, has_completion ? completion : nullptr, token);
@@ -71,7 +71,7 @@ bool rma_engine::try_mapped_layouts(bool put, int target, uint8_t *local, int64_
     if (wants_completion(completion)) {
         // A counter alone moves at once; a callback waits for progress.
         if (!completion->callback) ++completion->counter->value;
-        else completions_.push_back({*completion, CCS_OK});
+        else completions_.push_back({*completion, CCS_OK, {}});
     }
     return true;
 }

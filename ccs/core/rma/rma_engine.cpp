@@ -249,7 +249,8 @@ void rma_engine::issue(request &r, const remote_key *known) {
     }
     if (!known) {
         known = keys_.find(r.key_id);
-        if (!known) return finish(r, CCS_ERR_NOT_REGISTERED);  // revoked while it waited
+        if (!known)  // revoked while it waited
+            return finish(r, CCS_ERR_NOT_REGISTERED, "the owner deregistered the memory before the operation started");
     }
     if (op.whole) return issue_layouts(r);
     if (emulate(op.target, op.writes_remote())) return issue_emulated(r);
@@ -297,18 +298,18 @@ void rma_engine::issue(request &r, const remote_key *known) {
                                          "; active messages carry RMA to it from now on");
         return issue_emulated(r);
     default:
-        return finish(r, status_from_plugin(st));
+        return finish(r, status_from_plugin(st), "plugin '" + t->name() + "' refused it: " + plugin_status_name(st));
     }
 }
 
-void rma_engine::finish(uint64_t token, ccs_status_t status) {
+void rma_engine::finish(uint64_t token, ccs_status_t status, const std::string &reason) {
     auto it = requests_.find(token);
     if (it == requests_.end()) return;
-    finish(it->second, status);
+    finish(it->second, status, reason);
     requests_.erase(it);
 }
 
-void rma_engine::finish(request &r, ccs_status_t status) {
+void rma_engine::finish(request &r, ccs_status_t status, const std::string &reason) {
     if (r.ctx < outstanding_.size() && !outstanding_[r.ctx].empty())
         --outstanding_[r.ctx][static_cast<size_t>(r.op.target)];
     if (status != CCS_OK) ++stats_.failed;
@@ -319,12 +320,19 @@ void rma_engine::finish(request &r, ccs_status_t status) {
             status = am_.send(*ctx, r.op.target, r.op.after.handler, r.op.after.args.data(), r.op.after.nargs, nullptr,
                               0, nullptr);
     }
-    if (r.has_completion) completions_.push_back({r.completion, status});
+    if (r.has_completion) {
+        std::string detail;
+        if (status != CCS_OK)
+            detail = std::string(r.op.writes_remote() ? "put of " : "get of ") + std::to_string(r.op.bytes()) +
+                     " bytes " + (r.op.writes_remote() ? "to" : "from") + " rank " + std::to_string(r.op.target) +
+                     ": " + (reason.empty() ? ccs_strerror(status) : reason);
+        completions_.push_back({r.completion, status, std::move(detail)});
+    }
     r.at = stage::done;
 }
 
 void rma_engine::rma_complete(uint64_t token, ccs_plugin_status_t status) {
-    finish(token, status_from_plugin(status));
+    finish(token, status_from_plugin(status), std::string("the plugin reported ") + plugin_status_name(status));
 }
 
 void rma_engine::peer_failed(int peer) {
@@ -332,7 +340,7 @@ void rma_engine::peer_failed(int peer) {
     std::vector<uint64_t> doomed;
     for (const auto &[token, r] : requests_)
         if (r.op.target == peer) doomed.push_back(token);
-    for (uint64_t token : doomed) finish(token, CCS_ERR_PEER_FAILED);
+    for (uint64_t token : doomed) finish(token, CCS_ERR_PEER_FAILED, am_.failure());
 }
 
 int rma_engine::progress() {
@@ -352,7 +360,7 @@ int rma_engine::progress() {
         std::vector<pending_completion> batch;
         batch.swap(completions_);  // callbacks may issue more
         ++depth_;
-        for (const auto &c : batch) complete(c.completion, c.status);
+        for (const auto &c : batch) complete(c, am_.notes());
         --depth_;
         events += static_cast<int>(batch.size());
     }

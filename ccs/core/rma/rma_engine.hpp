@@ -175,11 +175,6 @@ private:
         // Hull of the remote segments, for bounds checks and key requests.
         uint64_t lo = 0, hi = 0;
     };
-    struct pending_completion {
-        ccs_completion_t completion;
-        ccs_status_t status;
-    };
-
     // Keeps a put's source when the caller will reuse it before it went.
     void keep_source(request &r);
     // Moves a request with a resolved key: native, emulated or local. `k`
@@ -189,8 +184,10 @@ private:
     void issue_layouts(request &r);
     // Completes a request (counts, notify, completion); the stored form
     // also forgets it.
-    void finish(uint64_t token, ccs_status_t status);
-    void finish(request &r, ccs_status_t status);
+    // `reason`: what went wrong, for a failure (the status's meaning if
+    // empty); the completion's detail names the operation before it.
+    void finish(uint64_t token, ccs_status_t status, const std::string &reason = {});
+    void finish(request &r, ccs_status_t status, const std::string &reason = {});
     bool emulate(int target, bool put) const {
         return !(native_[static_cast<size_t>(target)] & (put ? native_put_bit : native_get_bit));
     }
