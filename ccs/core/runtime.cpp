@@ -139,12 +139,14 @@ ccs_status_t runtime::install_subsystems() {
     if (st != CCS_OK) return st;
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
-    memory_ = std::make_unique<memory_registry>(all, rank_, settings_.max_unused);
+    memory_ = std::make_unique<memory_registry>(all, rank_, settings_.max_unused, wired_.secret);
     memory_->expose_all = settings_.expose_all;
     std::vector<transport *> route(static_cast<size_t>(size_), nullptr);
     for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
-    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, rank_, settings_.rma_emulate,
-                                        settings_.rma_layout_piece);
+    std::vector<bool> near(static_cast<size_t>(size_));
+    for (int peer = 0; peer < size_; ++peer) near[static_cast<size_t>(peer)] = same_node(peer);
+    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, near, rank_, wired_.secret,
+                                        settings_.rma_emulate, settings_.rma_layout_piece);
     if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
     return CCS_OK;

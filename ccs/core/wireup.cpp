@@ -156,13 +156,19 @@ struct peer_addresses {
 };
 
 // Step 1: CCS_TRANSPORT read and the plugins loaded here; node identities
-// everywhere, as dense node indices.
+// everywhere, as dense node indices; rank 0's key secret everywhere.
 ccs_status_t agree_on_nodes(wireup_run &w, std::vector<std::unique_ptr<transport>> &candidates) {
     std::string reason;
     if (!parse_transport_selection(param_get("CCS_TRANSPORT", "", ""), w.sel, reason))
         w.failure.set(CCS_ERR_INVALID_ARG, reason);
     if (w.failure.status == CCS_OK) candidates = load_plugins(w.sel, w.failure);
-    const ccs_status_t st = exchange(w.boot, w.failure, blob_writer().str(node_identity()).take(), w.payloads, "nodes");
+    std::vector<uint8_t> secret;
+    if (w.rank == 0) {
+        const key_secret drawn = key_secret_draw();
+        secret.assign(drawn.begin(), drawn.end());
+    }
+    const ccs_status_t st =
+        exchange(w.boot, w.failure, blob_writer().str(node_identity()).bytes(secret).take(), w.payloads, "nodes");
     if (st != CCS_OK) return st;
     std::map<std::string, uint32_t> node_index;
     w.out.node_of_rank.assign(static_cast<size_t>(w.size), 0);
@@ -170,6 +176,10 @@ ccs_status_t agree_on_nodes(wireup_run &w, std::vector<std::unique_ptr<transport
         blob_reader rd(w.payloads[static_cast<size_t>(r)]);
         const auto it = node_index.emplace(rd.str(), static_cast<uint32_t>(node_index.size())).first;
         w.out.node_of_rank[static_cast<size_t>(r)] = it->second;
+        const std::vector<uint8_t> drawn = rd.bytes();
+        if (r == 0 && (!rd.ok() || drawn.size() != w.out.secret.size()))
+            return fail(CCS_ERR_BOOTSTRAP, "wire-up (nodes): rank 0 sent no key secret");
+        if (r == 0) std::copy(drawn.begin(), drawn.end(), w.out.secret.begin());
     }
     w.out.num_nodes = static_cast<uint32_t>(node_index.size());
     return CCS_OK;

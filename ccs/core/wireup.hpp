@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/bootstrap/bootstrap.hpp"
+#include "core/memory/key_format.hpp"
 #include "transport.hpp"
 
 #include <memory>
@@ -19,6 +20,7 @@ struct wireup_result {
     std::vector<transport *> route;                      // per peer; null for self
     std::vector<uint32_t> node_of_rank;
     uint32_t num_nodes = 0;
+    key_secret secret{};  // rank 0's, for every process: the tags of packed keys
 };
 
 ccs_status_t wireup(bootstrap &boot, packet_sink &sink, wireup_result &out);

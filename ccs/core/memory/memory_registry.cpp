@@ -3,7 +3,6 @@
 #include "core/memory/shared_allocation.hpp"
 #include "util/error.hpp"
 #include "util/range.hpp"
-#include "util/serialize.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,19 +14,49 @@
 namespace ccs {
 namespace {
 
-constexpr uint32_t key_magic = 0x4b534343;  // "CCSK"
-constexpr uint32_t key_version = 1;
+// Words in the generation table: registrations live at once. Sparse, so
+// the size costs address space, not memory.
+constexpr size_t generation_words = size_t{1} << 20;
 
 }  // namespace
 
-memory_registry::memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes)
-    : transports_(std::move(transports)), rank_(rank), cache_(*this, max_unused_bytes) {}
+memory_registry::memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes,
+                                 const key_secret &secret)
+    : transports_(std::move(transports)), rank_(rank), secret_(secret), cache_(*this, max_unused_bytes) {}
 
 memory_registry::~memory_registry() {
-    for (auto &[id, reg] : handles_)
-        if (reg.r) cache_.release(reg.r);
+    for (auto &[id, reg] : handles_) release_region(reg);
     handles_.clear();
     cache_.flush();
+}
+
+ccs_status_t memory_registry::acquire_region(void *addr, size_t length, registration &reg) {
+    const uintptr_t start = reinterpret_cast<uintptr_t>(addr);
+    if (const shared_allocation *a = shared_allocation_find(start, length)) {
+        const auto it = blocks_.find(a->addr);
+        if (it != blocks_.end()) {
+            ++it->second->refs;
+            reg.r = it->second.get();
+            reg.in_block = true;
+            return CCS_OK;
+        }
+    }
+    const ccs_status_t st = cache_.acquire(addr, length, reg.r);
+    if (st == CCS_ERR_INVALID_ARG)
+        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_register: [" + std::to_string(start) + ", +" +
+                                                std::to_string(length) + ") reaches past the end of the address space");
+    if (st == CCS_ERR_INVALID_MEMORY) return fail(st, "ccs_mem_register: " + last_error());
+    if (st == CCS_ERR_NO_RESOURCES)
+        return fail(st, "ccs_mem_register: registration limit reached with every cached region in use");
+    return st;
+}
+
+void memory_registry::release_region(const registration &reg) {
+    if (!reg.r) return;
+    if (!reg.in_block) return cache_.release(reg.r);
+    if (--reg.r->refs > 0) return;
+    mem_dereg(*reg.r);
+    blocks_.erase(reg.r->start);
 }
 
 // Memory that is not mapped would be refused by some plugins and not by
@@ -60,17 +89,22 @@ void memory_registry::mem_dereg(region &r) {
 }
 
 ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out) {
-    registration reg{next_id_, reinterpret_cast<uintptr_t>(addr), length, nullptr, {}};
-    if (length > 0) {
-        const ccs_status_t st = cache_.acquire(addr, length, reg.r);
-        if (st == CCS_ERR_INVALID_ARG)
-            return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_register: [" + std::to_string(reinterpret_cast<uintptr_t>(addr)) +
-                                                    ", +" + std::to_string(length) +
-                                                    ") reaches past the end of the address space");
-        if (st == CCS_ERR_INVALID_MEMORY) return fail(st, "ccs_mem_register: " + last_error());
-        if (st == CCS_ERR_NO_RESOURCES)
-            return fail(st, "ccs_mem_register: registration limit reached with every cached region in use");
+    if (!generations_open_) {
+        const ccs_status_t st = generations_.open(generation_words);
         if (st != CCS_OK) return st;
+        generations_open_ = true;
+    }
+    registration reg;
+    reg.id = next_id_;
+    reg.addr = reinterpret_cast<uintptr_t>(addr);
+    reg.length = length;
+    if (length > 0) {
+        const ccs_status_t st = acquire_region(addr, length, reg);
+        if (st != CCS_OK) return st;
+    }
+    if (const ccs_status_t st = generations_.take(reg.id, reg.slot); st != CCS_OK) {
+        release_region(reg);
+        return fail(st, "ccs_mem_register: " + last_error());
     }
     ++next_id_;
     handles_.emplace(reg.id, reg);
@@ -94,6 +128,8 @@ ccs_status_t memory_registry::deregister(ccs_mem_t mem) {
 void memory_registry::drop(std::unordered_map<uint64_t, registration>::iterator it) {
     const registration reg = it->second;
     handles_.erase(it);
+    // Every key to it is stale from here on, wherever it is checked.
+    generations_.give_back(reg.slot);
     // Others reached it without a key of their own: tell them it is gone.
     if (on_revoke)
         for (int holder : reg.implicit_holders) on_revoke(holder, reg.id);
@@ -102,7 +138,7 @@ void memory_registry::drop(std::unordered_map<uint64_t, registration>::iterator 
             by_addr_.erase(a);
             break;
         }
-    if (reg.r) cache_.release(reg.r);
+    release_region(reg);
 }
 
 ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &out) {
@@ -124,7 +160,25 @@ ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &ou
     shared_allocation a;
     ccs_status_t st = shared_allocation_create(rounded ? rounded : page, a);
     if (st != CCS_OK) return st;
-    if ((st = register_memory(reinterpret_cast<void *>(a.addr), length, out)) != CCS_OK) {
+    // The block's own region (the whole file), which no other merges with.
+    auto r = std::make_unique<region>();
+    r->start = a.addr;
+    r->end = a.addr + a.length;
+    r->refs = 1;
+    r->findable = false;
+    if ((st = mem_reg(*r)) != CCS_OK) {
+        shared_allocation_destroy(a.addr);
+        return st == CCS_ERR_NO_RESOURCES ? fail(st, "ccs_mem_alloc: a transport's registration limit is reached")
+                                          : st;
+    }
+    region *block = r.get();
+    blocks_.emplace(a.addr, std::move(r));
+    st = register_memory(reinterpret_cast<void *>(a.addr), length, out);  // its own reference (length > 0)
+    if (--block->refs == 0) {
+        mem_dereg(*block);
+        blocks_.erase(a.addr);
+    }
+    if (st != CCS_OK) {
         shared_allocation_destroy(a.addr);
         return st;
     }
@@ -144,6 +198,11 @@ ccs_status_t memory_registry::free_allocation(ccs_mem_t mem) {
         return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: handle " + std::to_string(mem.id) +
                                                 " was registered, not allocated (use ccs_mem_deregister)");
     const size_t length = a->length;
+    const auto block = blocks_.find(addr);
+    if (block != blocks_.end() && block->second->refs > 1)
+        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: " + std::to_string(block->second->refs - 1) +
+                                                " registration(s) made with ccs_mem_register inside the block are "
+                                                "still live; deregister them first");
     drop(it);
     // The pages go away: nothing cached may stand for them any more.
     cache_.invalidate(reinterpret_cast<void *>(addr), length);
@@ -162,12 +221,14 @@ uint64_t memory_registry::covering(uint64_t addr, size_t length) const {
     return 0;
 }
 
-// Layout: magic, version, owner, handle, base, length, then per transport
-// (name, plugin key). Packed by the owner, read by anyone.
+// The key's fields (key_format.hpp), each transport's part among them.
 ccs_status_t memory_registry::pack(const registration &reg, std::vector<uint8_t> &out) const {
-    blob_writer w;
-    w.u32(key_magic).u32(key_version).u32(static_cast<uint32_t>(rank_)).u64(reg.id).u64(reg.addr).u64(reg.length);
-    w.u32(static_cast<uint32_t>(transports_.size()));
+    key_contents c;
+    c.owner = rank_;
+    c.handle = reg.id;
+    c.base = reg.addr;
+    c.length = reg.length;
+    c.liveness = generations_.where(reg.slot);
     for (size_t i = 0; i < transports_.size(); ++i) {
         void *memh = reg.r ? reg.r->handles[i] : nullptr;
         size_t n = 0;
@@ -178,9 +239,9 @@ ccs_status_t memory_registry::pack(const registration &reg, std::vector<uint8_t>
             return fail(status_from_plugin(st), "packing a key with plugin '" + transports_[i]->name() + "': " +
                                                     plugin_status_name(st));
         part.resize(n);
-        w.str(transports_[i]->name()).bytes(part);
+        c.transports.emplace_back(transports_[i]->name(), std::move(part));
     }
-    out = w.take();
+    out = key_write(c, secret_);
     return CCS_OK;
 }
 
@@ -221,23 +282,15 @@ ccs_status_t memory_registry::key_for_range(int requester, uint64_t addr, size_t
     return pack(reg, key);
 }
 
-bool unpack_key(const void *buffer, size_t length, key_contents &out) {
-    const std::vector<uint8_t> bytes(static_cast<const uint8_t *>(buffer), static_cast<const uint8_t *>(buffer) + length);
-    blob_reader r(bytes);
-    if (r.u32() != key_magic || r.u32() != key_version) return false;
-    out.owner = static_cast<int>(r.u32());
-    out.handle = r.u64();
-    out.base = r.u64();
-    out.length = r.u64();
-    const uint32_t n = r.u32();
-    if (!r.ok() || n > 64) return false;
-    out.transports.clear();
-    for (uint32_t i = 0; i < n && r.ok(); ++i) {
-        std::string name = r.str();
-        std::vector<uint8_t> part = r.bytes();
-        out.transports.emplace_back(std::move(name), std::move(part));
-    }
-    return r.ok() && r.at_end() && out.base + out.length >= out.base;
+ccs_status_t memory_registry::check_access(uint64_t handle, uint64_t addr, uint64_t length) const {
+    const auto it = handles_.find(handle);
+    if (it == handles_.end())
+        return fail(CCS_ERR_INVALID_KEY, "registration " + std::to_string(handle) + " of rank " +
+                                             std::to_string(rank_) + " has ended (deregistered or freed): the key is stale");
+    if (!range_holds(it->second.addr, it->second.length, addr, length))
+        return fail(CCS_ERR_OUT_OF_RANGE, "[" + std::to_string(addr) + ", +" + std::to_string(length) +
+                                              ") is outside registration " + std::to_string(handle));
+    return CCS_OK;
 }
 
 }  // namespace ccs

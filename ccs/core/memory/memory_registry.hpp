@@ -1,9 +1,15 @@
 // This process's registered memory: public handles (ccs_mem_t) over the
-// registration cache, the packed keys other processes use, and the lookup
-// by address that checks incoming active-message RMA and answers implicit
-// key requests.
+// registration cache, the packed keys other processes use, whether each
+// registration is live (generation_table), and the lookups that check
+// incoming active-message RMA and answer implicit key requests.
+//
+// Memory from ccs_mem_alloc is registered outside the cache, one region
+// per block: the cache merges what touches, and a block merged with its
+// neighbour would no longer be one file a peer can map.
 #pragma once
 
+#include "core/memory/generation_table.hpp"
+#include "core/memory/key_format.hpp"
 #include "core/memory/registration_cache.hpp"
 #include "core/transport.hpp"
 
@@ -12,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -20,7 +27,8 @@ namespace ccs {
 class memory_registry final : public registration_backend {
 public:
     // Every transport registers every region: any of them may carry RMA.
-    memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes);
+    // `secret`: the job's, for the tags of packed keys.
+    memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes, const key_secret &secret);
     ~memory_registry() override;
 
     ccs_status_t register_memory(void *addr, size_t length, ccs_mem_t &out);
@@ -34,6 +42,12 @@ public:
 
     // The registration covering [addr, addr + length): a handle id, or 0.
     uint64_t covering(uint64_t addr, size_t length) const;
+    // Whether registration `handle` is live and holds [addr, addr +
+    // length): CCS_OK, CCS_ERR_INVALID_KEY (ended) or CCS_ERR_OUT_OF_RANGE.
+    // The check of an access that arrives with a key's handle.
+    ccs_status_t check_access(uint64_t handle, uint64_t addr, uint64_t length) const;
+    // This process's word for a registration (a key it unpacked itself).
+    const generation_word *own_word(uint32_t slot) const { return generations_.word(slot); }
     // The key for memory another process asked for by address. Registers
     // the range on demand when `expose_all`; otherwise only registered
     // memory is answered (CCS_ERR_NOT_REGISTERED).
@@ -54,33 +68,34 @@ public:
 
 private:
     struct registration {
-        uint64_t id;
-        uintptr_t addr;
-        size_t length;
-        region *r;  // null for length 0
+        uint64_t id = 0;  // also its generation: never reused
+        uintptr_t addr = 0;
+        size_t length = 0;
+        region *r = nullptr;  // null for length 0
+        bool in_block = false;  // r is a ccs_mem_alloc block's region, not the cache's
+        uint32_t slot = 0;      // its word in the generation table
         std::vector<int> implicit_holders;  // ranks we sent an implicit key for it
         bool allocated = false;             // by ccs_mem_alloc: only ccs_mem_free ends it
     };
     ccs_status_t pack(const registration &reg, std::vector<uint8_t> &out) const;
+    // The region for [addr, addr + length) (length > 0): a block's own
+    // where the range lies inside one, else the cache's.
+    ccs_status_t acquire_region(void *addr, size_t length, registration &reg);
+    void release_region(const registration &reg);
 
     std::vector<transport *> transports_;
     int rank_;
+    key_secret secret_;
+    generation_table generations_;
+    bool generations_open_ = false;
     registration_cache cache_;
+    // The regions of ccs_mem_alloc blocks, by start address.
+    std::map<uintptr_t, std::unique_ptr<region>> blocks_;
     uint64_t next_id_ = 1;
     std::unordered_map<uint64_t, registration> handles_;
     // Ends a registration: its implicit holders told, its region released.
     void drop(std::unordered_map<uint64_t, registration>::iterator it);
     std::multimap<uintptr_t, uint64_t> by_addr_;  // start -> handle id
 };
-
-// The parts of a packed key (see memory_registry::pack).
-struct key_contents {
-    int owner = -1;
-    uint64_t handle = 0;
-    uint64_t base = 0;
-    uint64_t length = 0;
-    std::vector<std::pair<std::string, std::vector<uint8_t>>> transports;  // name, plugin key
-};
-bool unpack_key(const void *buffer, size_t length, key_contents &out);
 
 }  // namespace ccs

@@ -3,12 +3,13 @@
 // conformance suite also runs), and datadesc operations of small pieces,
 // which travel with their remote layout for the target to unpack or pack
 // (rma_engine::sends_layouts). The target checks every access against
-// what it registered, so a stale or forged address touches nothing.
+// the registration the initiator's key names (its handle), so a stale key
+// or a forged address touches nothing.
 //
-//   put request  args {token}                payload {n, n x (addr, length), data}
-//   get request  args {token}                payload {n, n x (addr, length)}
-//   put layout   args {token, addr, count, layout bytes}   payload {layout, data}
-//   get layout   args {token, addr, count, layout bytes}   payload {layout}
+//   put request  args {token, handle}        payload {n, n x (addr, length), data}
+//   get request  args {token, handle}        payload {n, n x (addr, length)}
+//   put layout   args {token, addr, count, layout bytes, handle}   payload {layout, data}
+//   get layout   args {token, addr, count, layout bytes, handle}   payload {layout}
 //   reply        args {token, status}        payload: get's data
 //   key request  args {token, addr, length}
 //   key reply    args {token, status}        payload: packed key
@@ -49,11 +50,23 @@ ccs_status_t rma_engine::install(internal_handlers &handlers, std::function<void
 void rma_engine::reply(int to, uint16_t handler, uint64_t token, ccs_status_t status, const void *data, size_t length) {
     context &internal = *contexts_.by_id(context_table::internal_id);
     const uint64_t args[2] = {token, static_cast<uint64_t>(status)};
+    // A refusal carries its reason: every refusing path here ends in
+    // fail(), which left it as this thread's last error.
+    const std::string why = status == CCS_OK ? std::string() : last_error();
+    if (status != CCS_OK) {
+        data = why.data();
+        length = why.size();
+    }
     // A failed reply means the requester died: nobody is left to tell.
     (void)am_.send(internal, to, static_cast<uint16_t>(first_handler_ + handler), args, 2, data, length, nullptr);
 }
 
 namespace {
+
+// The reason a refusing reply carries (rma_engine::reply).
+std::string refusal_text(const ccs_am_message_t *m) {
+    return std::string(static_cast<const char *>(m->payload), m->payload_size);
+}
 
 // {n, n x (addr, length)} followed by `extra` bytes.
 std::vector<uint8_t> segments_payload(const ccs_plugin_remote_v1_t *seg, size_t n, size_t extra) {
@@ -102,21 +115,28 @@ void rma_engine::issue_emulated(request &r) {
         segments_payload(op.remote.data(), op.remote.size(), op.writes_remote() ? op.local.bytes() : 0);
     if (op.writes_remote()) gather(op.local.data(), op.local.size(), payload.data() + 8 + 16 * op.remote.size());
     const auto handler = static_cast<uint16_t>(first_handler_ + (op.writes_remote() ? put_request : get_request));
-    const ccs_status_t st = am_.send(internal, op.target, handler, &token, 1, payload.data(), payload.size(), nullptr);
+    const uint64_t args[2] = {token, key_handle(r)};
+    const ccs_status_t st = am_.send(internal, op.target, handler, args, 2, payload.data(), payload.size(), nullptr);
     if (st != CCS_OK) finish(r, st, last_error());
 }
 
+// Whether [addr, addr + length) may be reached through the key whose
+// registration is `handle`: inside it, and it still live.
+static ccs_status_t check_reach(const memory_registry &memory, uint64_t handle, uint64_t addr, uint64_t length) {
+    if (length == 0) return CCS_OK;
+    return memory.check_access(handle, addr, length);
+}
+
 // Reads and checks a request: its segment list well formed, followed by
-// exactly their bytes (put) or nothing (get), every segment inside what
-// this process registered (or exposes).
+// exactly their bytes (put) or nothing (get), every segment inside the
+// registration the key names.
 static ccs_status_t read_request(const ccs_am_message_t *m, bool with_data, const memory_registry &memory,
                                  std::vector<ccs_plugin_remote_v1_t> &segs, const uint8_t *&data, uint64_t &total) {
     size_t length = 0;
-    if (m->nargs < 1 || !read_segments(m, segs, data, length, total) || length != (with_data ? total : 0))
-        return CCS_ERR_INTERNAL;
+    if (m->nargs < 2 || !read_segments(m, segs, data, length, total) || length != (with_data ? total : 0))
+        return fail(CCS_ERR_INTERNAL, "a malformed RMA request");
     for (const auto &seg : segs)
-        if (seg.length > 0 && !memory.covering(seg.address, seg.length) && !memory.expose_all)
-            return CCS_ERR_NOT_REGISTERED;
+        if (const ccs_status_t st = check_reach(memory, m->args[1], seg.address, seg.length); st != CCS_OK) return st;
     return CCS_OK;
 }
 
@@ -160,10 +180,10 @@ void rma_engine::issue_layouts(request &r) {
     am_engine::payload_source payload{layout.data(), layout.size(), nullptr, 0};
     if (r.op.writes_remote() && w.bytes() > 0)
         payload = {w.local, layout.size() + w.bytes(), w.local_dd.compiled, w.local_count, layout.data(), layout.size()};
-    const uint64_t args[4] = {r.token, w.remote, static_cast<uint64_t>(w.remote_count), layout.size()};
+    const uint64_t args[5] = {r.token, w.remote, static_cast<uint64_t>(w.remote_count), layout.size(), key_handle(r)};
     context &internal = *contexts_.by_id(context_table::internal_id);
     const auto handler = static_cast<uint16_t>(first_handler_ + (r.op.writes_remote() ? put_layout : get_layout));
-    const ccs_status_t st = am_.send(internal, r.op.target, handler, args, 4, payload, nullptr);
+    const ccs_status_t st = am_.send(internal, r.op.target, handler, args, 5, payload, nullptr);
     if (st != CCS_OK) finish(r, st, last_error());
 }
 
@@ -178,23 +198,23 @@ struct layout_request {
 };
 
 // Reads a layout request, checked as carefully as a segment list: every
-// byte the layout touches inside what this process registered (or
-// exposes).
+// byte the layout touches inside the registration the key names.
 static ccs_status_t read_layout_request(const ccs_am_message_t *m, const memory_registry &memory, layout_request &q) {
-    if (m->nargs < 4 || m->args[3] > m->payload_size || m->args[2] > static_cast<uint64_t>(INT64_MAX))
-        return CCS_ERR_INTERNAL;
+    if (m->nargs < 5 || m->args[3] > m->payload_size || m->args[2] > static_cast<uint64_t>(INT64_MAX))
+        return fail(CCS_ERR_INTERNAL, "a malformed RMA layout request");
     const auto *p = static_cast<const uint8_t *>(m->payload);
-    if (dd::layout_from_bytes(p, m->args[3], q.dd) != CCS_OK) return CCS_ERR_INTERNAL;
+    if (dd::layout_from_bytes(p, m->args[3], q.dd) != CCS_OK)
+        return fail(CCS_ERR_INTERNAL, "an RMA layout request with a malformed layout");
     q.count = static_cast<int64_t>(m->args[2]);
-    if (__builtin_mul_overflow(q.count, q.dd.size, &q.bytes)) return CCS_ERR_INTERNAL;
+    if (__builtin_mul_overflow(q.count, q.dd.size, &q.bytes))
+        return fail(CCS_ERR_INTERNAL, "an RMA layout request whose size overflows");
     uint64_t first = 0, span = 0;
     switch (place_layout(q.dd, q.count, m->args[1], first, span)) {
-    case layout_fit::too_wide: return CCS_ERR_INTERNAL;
-    case layout_fit::outside: return CCS_ERR_NOT_REGISTERED;
+    case layout_fit::too_wide: return fail(CCS_ERR_INTERNAL, "an RMA layout request wider than 64 bits");
+    case layout_fit::outside: return fail(CCS_ERR_NOT_REGISTERED, "an RMA layout that reaches beyond the address space");
     case layout_fit::fits: break;
     }
-    if (span > 0 && !memory.covering(first, static_cast<size_t>(span)) && !memory.expose_all)
-        return CCS_ERR_NOT_REGISTERED;
+    if (const ccs_status_t st = check_reach(memory, m->args[4], first, span); st != CCS_OK) return st;
     q.at = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(m->args[1]));
     q.data = p + m->args[3];
     q.length = m->payload_size - m->args[3];
@@ -206,7 +226,8 @@ void rma_engine::on_put_layout(const ccs_am_message_t *m, void *arg) {
     if (m->nargs < 1) return;
     layout_request q;
     ccs_status_t st = read_layout_request(m, self->memory_, q);
-    if (st == CCS_OK && q.length != static_cast<uint64_t>(q.bytes)) st = CCS_ERR_INTERNAL;
+    if (st == CCS_OK && q.length != static_cast<uint64_t>(q.bytes))
+        st = fail(CCS_ERR_INTERNAL, "an RMA layout put whose data is not the layout's size");
     if (st == CCS_OK) dd::copy_layouts(q.at, q.count, q.dd, q.data, q.bytes, ccs_datadesc_byte_);
     self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
 }
@@ -216,7 +237,7 @@ void rma_engine::on_get_layout(const ccs_am_message_t *m, void *arg) {
     if (m->nargs < 1) return;
     layout_request q;
     ccs_status_t st = read_layout_request(m, self->memory_, q);
-    if (st == CCS_OK && q.length != 0) st = CCS_ERR_INTERNAL;
+    if (st == CCS_OK && q.length != 0) st = fail(CCS_ERR_INTERNAL, "an RMA layout get that carries data");
     if (st != CCS_OK) return self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
     std::vector<uint8_t> packed(static_cast<size_t>(q.bytes));
     dd::copy_layouts(packed.data(), q.bytes, ccs_datadesc_byte_, q.at, q.count, q.dd);
@@ -230,9 +251,12 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
     if (it == self->requests_.end()) return;  // failed already (peer death raced the reply)
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
+    std::string why;
+    if (st != CCS_OK) why = "rank " + std::to_string(r.op.target) + " refused it: " + refusal_text(m);
     if (st == CCS_OK && !r.op.writes_remote()) {
         if (m->payload_size != r.op.bytes()) {
             st = CCS_ERR_INTERNAL;
+            why = "the reply holds " + std::to_string(m->payload_size) + " bytes";
         } else if (const auto &w = r.op.whole) {
             dd::copy_layouts(w->local, w->local_count, w->local_dd, static_cast<const uint8_t *>(m->payload),
                              static_cast<int64_t>(m->payload_size), ccs_datadesc_byte_);
@@ -240,7 +264,7 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
             scatter(static_cast<const uint8_t *>(m->payload), r.op.local.data(), r.op.local.size());
         }
     }
-    self->finish(r, st, st == CCS_OK ? std::string() : "rank " + std::to_string(r.op.target) + " refused it: " + ccs_strerror(st));
+    self->finish(r, st, why);
     self->requests_.erase(it);
 }
 
@@ -261,10 +285,10 @@ void rma_engine::on_key_reply(const ccs_am_message_t *m, void *arg) {
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
     if (st != CCS_OK)
-        return self->finish(m->args[0], st, "rank " + std::to_string(r.op.target) + " gave no key: " + ccs_strerror(st));
+        return self->finish(m->args[0], st, "rank " + std::to_string(r.op.target) + " gave no key: " + refusal_text(m));
     uint64_t id = 0;
     if ((st = self->keys_.adopt_implicit(r.op.target, m->payload, m->payload_size, r.lo, r.hi, id)) != CCS_OK)
-        return self->finish(m->args[0], st, "the key rank " + std::to_string(r.op.target) + " sent: " + ccs_strerror(st));
+        return self->finish(m->args[0], st, last_error());
     r.key_id = id;
     r.at = stage::ready;
     self->issue(r);

@@ -14,8 +14,9 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
     const remote_key *found = keys_.find(rkey.id);
     if (!found) return false;
     const remote_key &k = *found;
-    if (k.implicit || k.owner != target || !k.plugin_key || !range_holds(k.base, k.length, remote, length))
-        return false;
+    if (k.implicit || k.owner != target || !k.plugin_key || !range_holds(k.base, k.length, remote, length) ||
+        k.ended())
+        return false;  // the general path says what is wrong, or goes another way
     const uint64_t token = next_token_;
     ccs_plugin_status_t st = CCS_PLUGIN_OK;
     if (k.mapped && length < mapped_copy_limit) {  // loads and stores, no plugin call
@@ -50,7 +51,7 @@ bool rma_engine::try_mapped_layouts(bool put, int target, uint8_t *local, int64_
                                     const ccs_datadesc_s &remote_dd, ccs_rkey_t rkey, const ccs_completion_t *completion) {
     if (rkey.id == 0 || target == rank_ || emulate(target, put)) return false;
     const remote_key *k = keys_.find(rkey.id);
-    if (!k || k->implicit || !k->mapped || k->owner != target) return false;
+    if (!k || k->implicit || !k->mapped || k->owner != target || k->ended()) return false;
     // Every byte the remote layout touches must lie in the key's region;
     // where not, the general path says which piece does not.
     uint64_t first = 0, span = 0;

@@ -24,9 +24,10 @@ layout_fit place_layout(const ccs_datadesc_s &dd, int64_t count, uint64_t addres
 }
 
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
-                       int rank, bool force_emulation, size_t layout_piece)
+                       const std::vector<bool> &same_node, int rank, const key_secret &secret, bool force_emulation,
+                       size_t layout_piece)
     : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), rank_(rank),
-      native_(route_.size(), 0), layout_piece_(layout_piece), keys_(route_, rank) {
+      native_(route_.size(), 0), layout_piece_(layout_piece), keys_(route_, same_node, rank, secret, memory) {
     for (size_t peer = 0; peer < route_.size(); ++peer) {
         transport *t = route_[peer];
         if (!t) continue;
@@ -157,6 +158,7 @@ ccs_status_t rma_engine::submit(context &ctx, rma_operation &&op, ccs_rkey_t han
         const remote_key *found = keys_.find(handle.id);
         if (!found || found->implicit) return unknown_key("", handle.id);
         const remote_key &k = *found;
+        if (k.ended()) return ended_key("", k);
         if (k.owner != target)
             return fail(CCS_ERR_INVALID_KEY, "the key belongs to rank " + std::to_string(k.owner) +
                                                  ", the operation targets rank " + std::to_string(target));
@@ -252,9 +254,12 @@ void rma_engine::issue(request &r, const remote_key *known) {
         if (!known)  // revoked while it waited
             return finish(r, CCS_ERR_NOT_REGISTERED, "the owner deregistered the memory before the operation started");
     }
+    const remote_key &k = *known;
+    // Checked again here: a request may wait (for a key, for room) while
+    // the owner deregisters.
+    if (k.ended()) return finish(r, CCS_ERR_INVALID_KEY, ended_message(k));
     if (op.whole) return issue_layouts(r);
     if (emulate(op.target, op.writes_remote())) return issue_emulated(r);
-    const remote_key &k = *known;
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport
     transport *t = route_[static_cast<size_t>(op.target)];
     // Local segments as the plugin's types: on the stack when few.

@@ -55,10 +55,12 @@ layout_fit place_layout(const ccs_datadesc_s &dd, int64_t count, uint64_t addres
 
 class rma_engine final : public rma_sink {
 public:
-    // route[p]: the transport reaching rank p (null for self).
+    // route[p]: the transport reaching rank p (null for self); same_node[p]:
+    // whether p runs on this node. secret: the job's, for packed keys.
     // layout_piece: CCS_RMA_LAYOUT_PIECE (sends_layouts).
     rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
-               int rank, bool force_emulation, size_t layout_piece);
+               const std::vector<bool> &same_node, int rank, const key_secret &secret, bool force_emulation,
+               size_t layout_piece);
     ~rma_engine();
     rma_engine(const rma_engine &) = delete;
     rma_engine &operator=(const rma_engine &) = delete;
@@ -88,12 +90,15 @@ public:
     // here, to a live peer, with no callback to run. A copy and a few
     // counts; false when that does not apply (nothing was done). The
     // caller has checked the runtime and the context; the key's owner
-    // (checked when unpacked) stands for the target's range.
+    // (checked when unpacked) stands for the target's range. A mapped key
+    // always has the owner's liveness word: one load says the
+    // registration has not ended.
     bool try_mapped(bool put, int target, void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
                     const ccs_completion_t *completion) noexcept {
         const remote_key *k = keys_.find(rkey.id);
         // length - 1 wraps for 0: an empty operation takes the general path.
-        if (!k || !k->mapped || k->owner != target || !local || length - 1 >= mapped_copy_limit - 1 ||
+        if (!k || !k->mapped || k->live->load(std::memory_order_relaxed) != k->handle || k->owner != target ||
+            !local || length - 1 >= mapped_copy_limit - 1 ||
             !range_holds(k->base, k->length, remote, length) || emulate(target, put) ||
             (completion && completion->callback)) [[unlikely]]
             return false;
@@ -181,6 +186,12 @@ private:
     // saves the lookup when the caller has the key at hand.
     void issue(request &r, const remote_key *k = nullptr);
     void issue_emulated(request &r);
+    // The owner's registration the request's key names, which the target
+    // checks (rma_am.cpp).
+    uint64_t key_handle(const request &r) const {
+        const remote_key *k = keys_.find(r.key_id);
+        return k ? k->handle : 0;
+    }
     void issue_layouts(request &r);
     // Completes a request (counts, notify, completion); the stored form
     // also forgets it.

@@ -1,6 +1,7 @@
 #include "core/rma/rma_keys.hpp"
 
 #include "util/error.hpp"
+#include "util/log.hpp"
 #include "util/range.hpp"
 
 namespace ccs {
@@ -33,19 +34,51 @@ ccs_status_t outside_key(const char *call, uint64_t address, uint64_t length, ui
                                           describe_range(base, key_length));
 }
 
-ccs_status_t key_from_contents(const key_contents &c, int owner, int rank, transport *route, void *&plugin_key) {
-    plugin_key = nullptr;
+std::string ended_message(const remote_key &k) {
+    return "rank " + std::to_string(k.owner) + " has deregistered or freed " + describe_range(k.base, k.length) +
+           ": the key is stale";
+}
+
+ccs_status_t ended_key(const char *call, const remote_key &k) {
+    return fail(CCS_ERR_INVALID_KEY, call + ended_message(k));
+}
+
+ccs_status_t rma_keys::read(const char *call, int owner, const void *buffer, size_t length, bool owner_failed,
+                            remote_key &k) {
+    key_contents c;
+    std::string why;
+    if (!key_read(buffer, length, secret_, c, why))
+        return fail(CCS_ERR_INVALID_KEY, call + ("the " + std::to_string(length) + " bytes are not a key: " + why));
     if (c.owner != owner)
-        return fail(CCS_ERR_INVALID_KEY, "key was packed by rank " + std::to_string(c.owner) + ", not by rank " +
-                                             std::to_string(owner));
-    if (owner == rank || !route || c.length == 0) return CCS_OK;
+        return fail(CCS_ERR_INVALID_KEY, call + ("key was packed by rank " + std::to_string(c.owner) +
+                                                 ", not by rank " + std::to_string(owner)));
+    k.owner = owner;
+    k.base = c.base;
+    k.length = c.length;
+    k.handle = c.handle;
+    const bool self = owner == rank_;
+    const bool near = !self && same_node_[static_cast<size_t>(owner)];
+    if (self) k.live = memory_.own_word(c.liveness.slot);
+    else if (near) k.live = views_.word(owner, c.liveness);
+    if ((self || near) && !k.live)
+        log_message(log_level::info, "the liveness of rank " + std::to_string(owner) +
+                                         "'s registrations cannot be read here: active messages carry RMA "
+                                         "through its keys, and it checks them");
+    if (k.ended()) return ended_key(call, k);
+    k.t = self ? nullptr : route_[static_cast<size_t>(owner)];
+    // On this node, a plugin's own access is checked here first: without
+    // the word, the plugin's part is left unused.
+    if (!k.t || c.length == 0 || (near && !k.live)) return CCS_OK;
     for (const auto &[name, part] : c.transports) {
-        if (name != route->name()) continue;
-        const ccs_plugin_status_t st = route->rkey_unpack(owner, part.data(), part.size(), &plugin_key);
+        if (name != k.t->name()) continue;
+        const ccs_plugin_status_t st = k.t->rkey_unpack(owner, part.data(), part.size(), &k.plugin_key);
         if (st != CCS_PLUGIN_OK)
-            return fail(CCS_ERR_INVALID_KEY, "plugin '" + name + "' refused the key: " + plugin_status_name(st));
+            return fail(CCS_ERR_INVALID_KEY, call + ("plugin '" + name + "' refused the key: " + plugin_status_name(st)));
     }
-    return CCS_OK;  // no part for this transport: active messages will carry it
+    // No part for this transport: active messages will carry the accesses.
+    if (k.plugin_key && !owner_failed)
+        k.mapped = static_cast<uint8_t *>(k.t->rkey_ptr(k.plugin_key, k.base, static_cast<size_t>(k.length)));
+    return CCS_OK;
 }
 
 rma_keys::~rma_keys() {
@@ -53,18 +86,12 @@ rma_keys::~rma_keys() {
 }
 
 ccs_status_t rma_keys::unpack(int owner, const void *buffer, size_t length, bool owner_failed, ccs_rkey_t &out) {
-    key_contents c;
-    if (!unpack_key(buffer, length, c))
-        return fail(CCS_ERR_INVALID_KEY, "ccs_rkey_unpack: the " + std::to_string(length) + " bytes are not a CCS key");
     remote_key k;
-    k.owner = owner;
-    k.base = c.base;
-    k.length = c.length;
-    k.t = owner == rank_ ? nullptr : route_[static_cast<size_t>(owner)];
-    const ccs_status_t st = key_from_contents(c, owner, rank_, k.t, k.plugin_key);
-    if (st != CCS_OK) return st;
-    if (k.t && k.plugin_key && k.length > 0 && !owner_failed)
-        k.mapped = static_cast<uint8_t *>(k.t->rkey_ptr(k.plugin_key, k.base, static_cast<size_t>(k.length)));
+    const ccs_status_t st = read("ccs_rkey_unpack: ", owner, buffer, length, owner_failed, k);
+    if (st != CCS_OK) {
+        release_part(k);
+        return st;
+    }
     out = ccs_rkey_t{keys_.insert(k)};
     return CCS_OK;
 }
@@ -83,11 +110,22 @@ ccs_status_t rma_keys::mapped_address(ccs_rkey_t handle, uint64_t remote, size_t
     if (!k || k->implicit) return unknown_key("ccs_rkey_ptr: ", handle.id);
     if (!range_holds(k->base, k->length, remote, length))
         return outside_key("ccs_rkey_ptr: ", remote, length, k->base, k->length);
+    if (k->ended()) return ended_key("ccs_rkey_ptr: ", *k);
     // The caller's own memory is where it is; a peer's `mapped` is cleared
     // when the peer fails, so a dead peer's memory is not offered.
     if (k->owner == rank_) out = reinterpret_cast<void *>(static_cast<uintptr_t>(remote));
     else if (k->mapped) out = k->mapped + (remote - k->base);
-    return CCS_OK;
+    if (out) return CCS_OK;
+    const size_t owner = static_cast<size_t>(k->owner);
+    std::string why;
+    if (failed_.count(k->owner)) why = "the owner has failed";
+    else if (!same_node_[owner]) why = "the owner runs on another node";
+    else if (!k->plugin_key) why = "the owner's memory is reached by active messages only";
+    else
+        why = "plugin '" + k->t->name() + "' does not map it (only memory from ccs_mem_alloc is mapped, by plugins "
+              "that can: CCS_PEER_MAPS_MEMORY)";
+    return fail(CCS_ERR_UNSUPPORTED, "ccs_rkey_ptr: " + describe_range(remote, length) + " of rank " +
+                                         std::to_string(k->owner) + " is not mapped in this process: " + why);
 }
 
 uint64_t rma_keys::find_implicit(int owner, uint64_t addr, size_t length) const {
@@ -95,27 +133,24 @@ uint64_t rma_keys::find_implicit(int owner, uint64_t addr, size_t length) const 
     if (it == implicit_.end()) return 0;
     for (uint64_t id : it->second) {
         const remote_key &k = *keys_.find(id);
-        if (range_holds(k.base, k.length, addr, length)) return id;
+        // An ended one is as good as revoked: the owner is asked again.
+        if (!k.ended() && range_holds(k.base, k.length, addr, length)) return id;
     }
     return 0;
 }
 
 ccs_status_t rma_keys::adopt_implicit(int owner, const void *packed, size_t length, uint64_t lo, uint64_t hi,
                                       uint64_t &id) {
-    key_contents c;
     remote_key k;
-    k.owner = owner;
     k.implicit = true;
-    k.t = route_[static_cast<size_t>(owner)];
-    if (!unpack_key(packed, length, c) || key_from_contents(c, owner, rank_, k.t, k.plugin_key) != CCS_OK)
-        return CCS_ERR_INVALID_KEY;
-    k.base = c.base;
-    k.length = c.length;
-    k.handle = c.handle;
-    if (!range_holds(k.base, k.length, lo, hi - lo)) {
+    ccs_status_t st = read("implicit key: ", owner, packed, length, false, k);
+    if (st == CCS_OK && !range_holds(k.base, k.length, lo, hi - lo))
+        st = outside_key("the implicit key's region does not hold ", lo, hi - lo, k.base, k.length);
+    if (st != CCS_OK) {
         release_part(k);
-        return CCS_ERR_OUT_OF_RANGE;
+        return st;
     }
+    k.mapped = nullptr;  // implicit keys take the general path
     id = keys_.insert(k);
     implicit_[owner].push_back(id);
     return CCS_OK;
@@ -139,6 +174,7 @@ uint64_t rma_keys::revoke(int owner, uint64_t handle) {
 }
 
 void rma_keys::peer_failed(int peer) {
+    failed_.insert(peer);
     keys_.for_each([&](uint64_t, remote_key &k) {
         if (k.owner == peer) k.mapped = nullptr;
     });
