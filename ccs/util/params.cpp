@@ -98,6 +98,9 @@ void param_declare_core() {
              "what implicit-key requests may reach: registered (memory this process registered) or all");
     remember("CCS_WAIT_GAP_NS", "80",
              "ns between polls of ccs_wait_until once a wait has lasted 200 ns (pause instructions; 0: none)");
+    remember("CCS_BOOTSTRAP_TIMEOUT", "300",
+             "seconds a start-up exchange under PMIx or PMI-1 waits for every process before failing "
+             "(under ccsrun, a process that ended is reported at once)");
     remember("CCS_NODE_ID", "", "overrides the node identity (hostname + boot id) used to group processes");
     remember("CCS_RANK", "", "set by ccsrun: this process's rank");
     remember("CCS_SIZE", "", "set by ccsrun: number of processes");

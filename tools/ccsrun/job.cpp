@@ -116,6 +116,10 @@ void job::reap() {
             int code = 0;
             if (WIFEXITED(status)) code = WEXITSTATUS(status);
             else if (WIFSIGNALED(status)) code = 128 + WTERMSIG(status);
+            if (on_rank_ended)
+                on_rank_ended(static_cast<int>(r), WIFSIGNALED(status)
+                                                       ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                                       : "exited with status " + std::to_string(code));
             if (code != 0 && !stopping_) {
                 std::fprintf(stderr, "ccsrun: rank %zu (pid %d) %s %d%s\n", r, pid,
                              WIFSIGNALED(status) ? "was killed by signal" : "exited with status",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,9 @@ public:
     void watch(std::vector<pollfd> &fds) const;
     void handle(const std::vector<pollfd> &fds);
     // Reaps exited processes; starts stopping the rest after a failure.
+    // Tells `on_rank_ended` of each (rank, "exited with status 3", ...).
     void reap();
+    std::function<void(int, const std::string &)> on_rank_ended;
     // Stops every process (signal, then SIGKILL after a grace period).
     void abort(const std::string &why, int exit_code);
     bool finished() const { return running_ == 0; }

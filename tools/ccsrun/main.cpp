@@ -93,6 +93,7 @@ int main(int argc, char **argv) {
 
     const std::string job_id = new_job_id();
     ccsrun::job job(opts, job_id, rv.socket_path());
+    job.on_rank_ended = [&rv](int rank, const std::string &how) { rv.rank_ended(rank, how); };
     if (const std::string err = job.spawn(); !err.empty()) {
         job.abort(err, 1);
     }

@@ -14,7 +14,7 @@ namespace ccsrun {
 
 namespace proto = ccs::ccsrun_protocol;
 
-rendezvous::rendezvous(int size) : size_(size) {}
+rendezvous::rendezvous(int size) : size_(size), gone_(static_cast<size_t>(size)) {}
 
 rendezvous::~rendezvous() {
     for (auto &c : clients_)
@@ -67,8 +67,9 @@ void rendezvous::accept_one() {
 void rendezvous::read_from(client &c) {
     proto::frame f{};
     if (!proto::read_full(c.fd, &f, sizeof f)) {
-        ::close(c.fd);  // the process ended; the job monitor deals with it
+        ::close(c.fd);  // the process ended or finalized
         c.fd = -1;
+        if (c.rank >= 0) rank_ended(c.rank, "closed its connection to ccsrun");
         return;
     }
     const bool valid_rank = f.rank < static_cast<uint32_t>(size_);
@@ -90,7 +91,36 @@ void rendezvous::read_from(client &c) {
     c.fd = -1;
 }
 
+void rendezvous::rank_ended(int rank, const std::string &how) {
+    if (rank < 0 || rank >= size_ || !gone_[static_cast<size_t>(rank)].empty()) return;
+    gone_[static_cast<size_t>(rank)] = how;
+    gone_order_.push_back(rank);
+    fail_waiting(gone_order_.front());
+}
+
+void rendezvous::fail_waiting(int gone) {
+    const std::string &how = gone_[static_cast<size_t>(gone)];
+    const proto::frame head{proto::rank_gone, static_cast<uint32_t>(gone), how.size()};
+    for (auto &c : clients_) {
+        if (c.fd < 0 || !c.contributed) continue;
+        c.contributed = false;
+        c.blob.clear();
+        if (!proto::write_full(c.fd, &head, sizeof head) || !proto::write_full(c.fd, how.data(), how.size())) {
+            ::close(c.fd);
+            c.fd = -1;
+        }
+    }
+}
+
 void rendezvous::complete_round() {
+    // A rank that ended (and had not contributed) never will; the first
+    // to end is the one to name (the others may have ended since because
+    // of it).
+    for (int r : gone_order_) {
+        bool contributed = false;
+        for (const auto &c : clients_) contributed |= c.fd >= 0 && c.rank == r && c.contributed;
+        if (!contributed) return fail_waiting(r);
+    }
     std::vector<const client *> by_rank(static_cast<size_t>(size_), nullptr);
     for (const auto &c : clients_)
         if (c.fd >= 0 && c.contributed) by_rank[static_cast<size_t>(c.rank)] = &c;

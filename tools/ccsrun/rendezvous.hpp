@@ -21,6 +21,10 @@ public:
     // Adds the descriptors to watch; handle() processes what poll() found.
     void watch(std::vector<pollfd> &fds) const;
     void handle(const std::vector<pollfd> &fds);
+    // Process `rank` ended (`how`: "exited with status 0", ...): the
+    // processes waiting in an exchange, and any that start one later, are
+    // told, since it can never complete.
+    void rank_ended(int rank, const std::string &how);
 
 private:
     struct client {
@@ -32,12 +36,16 @@ private:
     void accept_one();
     void read_from(client &c);
     void complete_round();
+    // Tells every waiting process that rank `gone` ended.
+    void fail_waiting(int gone);
 
     int size_;
     int listen_fd_ = -1;
     std::string dir_;
     std::string path_;
     std::vector<client> clients_;
+    std::vector<std::string> gone_;  // per rank: how it ended, "" while it runs
+    std::vector<int> gone_order_;    // the ranks that ended, first first
 };
 
 }  // namespace ccsrun

@@ -1,11 +1,22 @@
 #include "core/bootstrap/bootstrap.hpp"
 
+#include "util/error.hpp"
+#include "util/params.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 
 #include <unistd.h>
 
 namespace ccs {
+
+ccs_status_t bootstrap_timeout(const char *kind, size_t &seconds) {
+    std::string error;
+    if (!param_size("CCS_BOOTSTRAP_TIMEOUT", "seconds", 1u << 30, seconds, error) || seconds == 0)
+        return fail(CCS_ERR_INVALID_ARG, std::string(kind) + " bootstrap: " +
+                                             (error.empty() ? "CCS_BOOTSTRAP_TIMEOUT must be at least 1" : error));
+    return CCS_OK;
+}
 
 const char *bootstrap_detect() {
     if (std::getenv("CCS_BOOTSTRAP_SOCKET")) return "ccsrun";

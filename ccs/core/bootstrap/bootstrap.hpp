@@ -47,6 +47,11 @@ std::unique_ptr<bootstrap> bootstrap_create_ccsrun(ccs_status_t &status);
 std::unique_ptr<bootstrap> bootstrap_create_pmix(ccs_status_t &status);
 std::unique_ptr<bootstrap> bootstrap_create_pmi1(ccs_status_t &status);
 
+// How long one exchange may wait for the other processes, in seconds
+// (CCS_BOOTSTRAP_TIMEOUT): a process that died before joining must not
+// leave the rest waiting forever. CCS_OK, or the error naming the value.
+ccs_status_t bootstrap_timeout(const char *kind, size_t &seconds);
+
 // Constructs Impl and runs its start(); null (status set) if that fails.
 template <typename Impl>
 std::unique_ptr<bootstrap> bootstrap_start(ccs_status_t &status) {

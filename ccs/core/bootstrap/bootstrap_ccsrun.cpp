@@ -63,9 +63,16 @@ public:
             !proto::write_full(fd_, mine.data(), mine.size()))
             return fail(CCS_ERR_BOOTSTRAP, "ccsrun bootstrap: lost the launcher (send)");
         proto::frame resp{};
-        if (!proto::read_full(fd_, &resp, sizeof resp) || resp.op != proto::allgather ||
-            resp.rank != static_cast<uint32_t>(size_))
+        if (!proto::read_full(fd_, &resp, sizeof resp))
             return fail(CCS_ERR_BOOTSTRAP, "ccsrun bootstrap: lost the launcher (receive)");
+        if (resp.op == proto::rank_gone && resp.length <= 4096) {
+            std::string how(resp.length, '\0');
+            if (!proto::read_full(fd_, how.data(), how.size())) how = "ended";
+            return fail(CCS_ERR_BOOTSTRAP, "bootstrap: rank " + std::to_string(resp.rank) + " " + how +
+                                               " before the start-up exchange completed");
+        }
+        if (resp.op != proto::allgather || resp.rank != static_cast<uint32_t>(size_))
+            return fail(CCS_ERR_BOOTSTRAP, "ccsrun bootstrap: malformed reply from the launcher");
         all.assign(static_cast<size_t>(size_), blob{});
         for (auto &b : all) {
             uint64_t len = 0;

@@ -5,10 +5,12 @@
 #include "core/bootstrap/ccsrun_protocol.hpp"
 #include "util/error.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
+#include <poll.h>
 #include <unistd.h>
 
 namespace ccs {
@@ -51,7 +53,7 @@ public:
         kvsname_ = r["kvsname"];
         job_id_ = kvsname_;
         initialized_ = true;
-        return CCS_OK;
+        return bootstrap_timeout("PMI-1", timeout_);
     }
 
     ccs_status_t allgather(const blob &mine, std::vector<blob> &all) override {
@@ -67,8 +69,13 @@ public:
                      to_hex(mine.data() + off, n)))
                 return fail(CCS_ERR_BOOTSTRAP, "PMI-1: put failed");
         }
-        if (!send("cmd=barrier_in\n") || !receive("barrier_out", r))
-            return fail(CCS_ERR_BOOTSTRAP, "PMI-1: barrier failed");
+        if (!send("cmd=barrier_in\n")) return fail(CCS_ERR_BOOTSTRAP, "PMI-1: barrier failed");
+        if (!receive("barrier_out", r, static_cast<int>(timeout_)))
+            return fail(CCS_ERR_BOOTSTRAP, timed_out_ ? "PMI-1: not every process joined the start-up exchange within " +
+                                                            std::to_string(timeout_) +
+                                                            " s (CCS_BOOTSTRAP_TIMEOUT); which one is missing, the "
+                                                            "process manager does not say"
+                                                      : std::string("PMI-1: barrier failed"));
         all.assign(static_cast<size_t>(size_), blob{});
         for (int p = 0; p < size_; ++p) {
             std::string v;
@@ -102,11 +109,24 @@ private:
     }
     bool send(const std::string &line) { return write_full(fd_, line.data(), line.size()); }
 
-    // Reads one reply line and splits it into key=value pairs.
-    bool receive(const std::string &cmd, std::map<std::string, std::string> &out) {
+    // Reads one reply line and splits it into key=value pairs; waits at
+    // most `seconds` (timed_out_ then says so), or without limit for -1.
+    bool receive(const std::string &cmd, std::map<std::string, std::string> &out, int seconds = -1) {
         std::string line;
         char c = 0;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds < 0 ? 0 : seconds);
         for (;;) {
+            if (seconds >= 0) {
+                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now());
+                pollfd p{fd_, POLLIN, 0};
+                const int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+                if (ready < 0 && errno == EINTR) continue;
+                if (ready == 0) {
+                    timed_out_ = true;
+                    return false;
+                }
+            }
             const ssize_t n = ::read(fd_, &c, 1);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) return false;
@@ -154,6 +174,8 @@ private:
     int fd_ = -1;
     bool initialized_ = false;
     size_t chunk_bytes_ = 0;
+    size_t timeout_ = 0;       // CCS_BOOTSTRAP_TIMEOUT, for barriers
+    bool timed_out_ = false;
     std::string kvsname_;
     unsigned round_ = 0;
 };

@@ -39,7 +39,7 @@ public:
         rank_ = static_cast<int>(me_.rank);
         size_ = static_cast<int>(size);
         job_id_ = me_.nspace;
-        return CCS_OK;
+        return bootstrap_timeout("PMIx", timeout_);
     }
 
     ccs_status_t allgather(const blob &mine, std::vector<blob> &all) override {
@@ -56,12 +56,21 @@ public:
             return fail(CCS_ERR_BOOTSTRAP, std::string("PMIx_Put/Commit: ") + PMIx_Error_string(rc));
         pmix_proc_t job;
         PMIX_LOAD_PROCID(&job, me_.nspace, PMIX_RANK_WILDCARD);
-        pmix_info_t info;
-        PMIX_INFO_CONSTRUCT(&info);
+        pmix_info_t info[2];
+        PMIX_INFO_CONSTRUCT(&info[0]);
+        PMIX_INFO_CONSTRUCT(&info[1]);
         bool collect = true;
-        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-        rc = PMIx_Fence(&job, 1, &info, 1);
-        PMIX_INFO_DESTRUCT(&info);
+        PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        // A process that died before joining must not hold the rest forever.
+        int seconds = static_cast<int>(timeout_);
+        PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &seconds, PMIX_INT);
+        rc = PMIx_Fence(&job, 1, info, 2);
+        PMIX_INFO_DESTRUCT(&info[0]);
+        PMIX_INFO_DESTRUCT(&info[1]);
+        if (rc == PMIX_ERR_TIMEOUT)
+            return fail(CCS_ERR_BOOTSTRAP, "PMIx_Fence: not every process joined the start-up exchange within " +
+                                               std::to_string(timeout_) + " s (CCS_BOOTSTRAP_TIMEOUT): " +
+                                               missing_ranks(key));
         if (rc != PMIX_SUCCESS)
             return fail(CCS_ERR_BOOTSTRAP, std::string("PMIx_Fence: ") + PMIx_Error_string(rc));
         all.assign(static_cast<size_t>(size_), blob{});
@@ -81,7 +90,35 @@ public:
     }
 
 private:
+    // The first few ranks whose contribution to `key` the servers cannot
+    // produce within a second each: those that never joined.
+    std::string missing_ranks(const std::string &key) {
+        constexpr int most = 3;
+        std::string missing;
+        int found = 0;
+        pmix_info_t info;
+        PMIX_INFO_CONSTRUCT(&info);
+        int seconds = 1;
+        PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &seconds, PMIX_INT);
+        for (int r = 0; r < size_ && found < most; ++r) {
+            if (r == rank_) continue;
+            pmix_proc_t p;
+            PMIX_LOAD_PROCID(&p, me_.nspace, static_cast<pmix_rank_t>(r));
+            pmix_value_t *val = nullptr;
+            if (PMIx_Get(&p, key.c_str(), &info, 1, &val) == PMIX_SUCCESS && val) {
+                PMIX_VALUE_RELEASE(val);
+                continue;
+            }
+            missing += (missing.empty() ? "rank " : ", ") + std::to_string(r);
+            ++found;
+        }
+        PMIX_INFO_DESTRUCT(&info);
+        if (missing.empty()) return "which process is missing, the PMIx servers do not say";
+        return missing + (found == most ? " and perhaps more" : "") + " did not join";
+    }
+
     pmix_proc_t me_{};
+    size_t timeout_ = 0;
     bool initialized_ = false;
     unsigned round_ = 0;
 };

@@ -5,6 +5,9 @@
 //   client -> server: frame{op = allgather, rank, length = n} + n bytes
 //   server -> client: frame{op = allgather, rank = size, length = total}
 //                     + for each rank: u64 length + bytes
+//                  or frame{op = rank_gone, rank = r, length = n} + n bytes
+//                     of text: rank r ended (how) and the exchange cannot
+//                     complete
 #pragma once
 
 #include <cerrno>
@@ -15,7 +18,7 @@
 
 namespace ccs::ccsrun_protocol {
 
-enum op : uint32_t { hello = 1, allgather = 2 };
+enum op : uint32_t { hello = 1, allgather = 2, rank_gone = 3 };
 
 struct frame {
     uint32_t op;
