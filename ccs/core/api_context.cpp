@@ -49,10 +49,7 @@ ccs_status_t ccs_context_create(const ccs_context_params_t *params, ccs_context_
                 }
             }
         }
-        ccs_context_t created{0};
-        st = rt->context_create(local, flags, name, handlers, num_handlers, created);
-        if (st == CCS_OK) *context = created;
-        return st;
+        return rt->context_create(local, flags, name, handlers, num_handlers, context);
     });
 }
 

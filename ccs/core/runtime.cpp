@@ -189,7 +189,7 @@ bool runtime::progress() {
 
 ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const char *name,
                                      const ccs_am_handler_entry_t *handlers, size_t num_handlers,
-                                     ccs_context_t &out) {
+                                     ccs_context_t *out) {
     // Every process consumes the id, failed or not, so ids stay in step.
     context *ctx = nullptr;
     const ccs_status_t created = contexts_.create(flags, name, size_, ctx);
@@ -207,18 +207,23 @@ ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const c
         else
             ctx->handler(h.id) = {h.handler, h.arg};
     }
+    // A faster process may send on the context while this one is still in
+    // the barrier below, and its handler runs here then: the caller's
+    // handle is set first, so a handler may use it.
+    if (local == CCS_OK && out) *out = ctx->handle();
     // Once any process returns, every process has the context and its
     // handlers: no message can arrive before its target exists.
     uint64_t any_failed = 0;
-    const ccs_status_t st = barrier(local != CCS_OK ? 1 : 0, &any_failed);
-    if (st != CCS_OK) return st;
-    if (any_failed) {
-        if (ctx) contexts_.destroy(ctx->id());
-        if (local != CCS_OK) return local;
-        return fail(CCS_ERR_INVALID_ARG, "ccs_context_create failed on another process; no context was created");
+    ccs_status_t st = barrier(local != CCS_OK ? 1 : 0, &any_failed);
+    if (st == CCS_OK && any_failed)
+        st = local != CCS_OK ? local
+                             : fail(CCS_ERR_INVALID_ARG,
+                                    "ccs_context_create failed on another process; no context was created");
+    if (st != CCS_OK) {
+        if (ctx && contexts_.by_id(ctx->id())) contexts_.destroy(ctx->id());
+        if (out) *out = ccs_context_t{0};
     }
-    out = ctx->handle();
-    return CCS_OK;
+    return st;
 }
 
 ccs_status_t runtime::context_destroy(context &ctx) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 using namespace conformance;
@@ -206,4 +207,42 @@ TEST(Contexts, CppWrapperRoundTrip) {
     EXPECT_TRUE(progress_until([&] { return late >= 1; }));
     EXPECT_EQ(sum, static_cast<uint64_t>(size()) * static_cast<uint64_t>(size() + 1) / 2);
     CCS_EXPECT_OK(ccs_barrier());
+}
+
+// A faster process may send on a new context while this one is still
+// inside ccs_context_create; the handler then runs here before the call
+// returns, and must find the handle already set where the call writes it.
+TEST(Contexts, HandlersThatRunDuringCreationSeeTheHandle) {
+    struct state {
+        ccs_context_t handle{0};
+        int arrived = 0;
+        int unset = 0;
+    } s;
+    const ccs_am_handler_entry_t entry{1,
+                                       [](const ccs_am_message_t *, void *arg) {
+                                           auto *st = static_cast<state *>(arg);
+                                           ++st->arrived;
+                                           if (st->handle.id == 0) ++st->unset;
+                                       },
+                                       &s};
+    const ccs_context_params_t params{sizeof(ccs_context_params_t), 0, "created-while-used", &entry, 1};
+    for (int round = 0; round < 20; ++round) {
+        s = state{};
+        // Rank 0 comes late, so the others' messages meet it mid-creation.
+        if (rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(round % 4));
+        ASSERT_EQ(ccs_context_create(&params, &s.handle), CCS_OK) << ccs_last_error();
+        if (rank() != 0) CCS_EXPECT_OK(ccs_am_send(s.handle, 0, 1, nullptr, 0, nullptr, 0, nullptr));
+        if (rank() == 0) {
+            EXPECT_TRUE(progress_until([&] { return s.arrived == size() - 1; }));
+        }
+        EXPECT_EQ(s.unset, 0) << "round " << round;
+        CCS_EXPECT_OK(ccs_barrier());
+        CCS_EXPECT_OK(ccs_context_destroy(s.handle));
+    }
+    // A failed creation leaves {0}, whatever the variable held.
+    ccs_context_t failed{77};
+    const ccs_am_handler_entry_t bad{CCS_AM_MAX_HANDLERS, entry.handler, &s};
+    const ccs_context_params_t bad_params{sizeof(ccs_context_params_t), 0, "refused", &bad, 1};
+    EXPECT_EQ(ccs_context_create(&bad_params, &failed), CCS_ERR_INVALID_HANDLER);
+    EXPECT_EQ(failed.id, 0u);
 }
