@@ -48,7 +48,7 @@ ccs_status_t ccs_am_send(ccs_context_t handle, int target, uint16_t handler_id, 
 }
 
 ccs_status_t ccs_am_send_datadesc(ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
-                                  size_t nargs, const void *base, int64_t count, ccs_datadesc_t dd,
+                                  size_t nargs, const void *base, int64_t count, ccs_datadesc_t dd_handle,
                                   const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
         const char *call = "ccs_am_send_datadesc";
@@ -56,7 +56,8 @@ ccs_status_t ccs_am_send_datadesc(ccs_context_t handle, int target, uint16_t han
         context *ctx = nullptr;
         ccs_status_t st = check_send(call, handle, target, handler_id, args, nargs, rt, ctx);
         if (st != CCS_OK) return st;
-        if ((st = dd::check_handle(dd, call, true)) != CCS_OK) return st;
+        ccs_datadesc_s *dd = nullptr;
+        if ((st = dd::check_handle(dd_handle, call, true, dd)) != CCS_OK) return st;
         if (count < 0) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: count is negative");
         const dd::program &layout = *dd->compiled;
         int64_t total = 0;

@@ -46,13 +46,17 @@ rma_request contiguous(rma_kind kind, int target, const void *local, size_t leng
     return q;
 }
 
-// Checks a datadesc operation: both sides committed, counts not negative,
-// the same number of bytes (`bytes`, on success). The messages are built
-// only on failure.
-ccs_status_t check_layouts(const char *call, const void *local, int64_t local_count, ccs_datadesc_t local_dd,
-                           int64_t remote_count, ccs_datadesc_t remote_dd, int64_t &bytes) {
-    ccs_status_t st = dd::check_handle(local_dd, call, true);
-    if (st != CCS_OK || (st = dd::check_handle(remote_dd, call, true)) != CCS_OK) return st;
+// Checks a datadesc operation: both sides committed (their objects in
+// local_dd and remote_dd), counts not negative, the same number of bytes
+// (`bytes`, on success). The messages are built only on failure.
+ccs_status_t check_layouts(const char *call, const void *local, int64_t local_count, ccs_datadesc_t local_handle,
+                           int64_t remote_count, ccs_datadesc_t remote_handle, int64_t &bytes,
+                           const ccs_datadesc_s *&local_dd, const ccs_datadesc_s *&remote_dd) {
+    ccs_datadesc_s *l = nullptr, *r = nullptr;
+    ccs_status_t st = dd::check_handle(local_handle, call, true, l);
+    if (st != CCS_OK || (st = dd::check_handle(remote_handle, call, true, r)) != CCS_OK) return st;
+    local_dd = l;
+    remote_dd = r;
     if (local_count < 0 || remote_count < 0)
         return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": a count is negative");
     int64_t remote_bytes = 0;
@@ -69,15 +73,16 @@ ccs_status_t check_layouts(const char *call, const void *local, int64_t local_co
 // ccs_put_datadesc and ccs_get_datadesc: the engine chooses the way
 // (layout to layout into mapped memory, whole in active messages, lists).
 ccs_status_t put_or_get_layouts(const char *call, rma_kind kind, ccs_context_t handle, int target, void *local,
-                                int64_t local_count, ccs_datadesc_t local_dd, uint64_t remote, int64_t remote_count,
-                                ccs_datadesc_t remote_dd, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+                                int64_t local_count, ccs_datadesc_t local_handle, uint64_t remote, int64_t remote_count,
+                                ccs_datadesc_t remote_handle, ccs_rkey_t rkey, const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
         int64_t bytes = 0;
+        const ccs_datadesc_s *local_dd = nullptr, *remote_dd = nullptr;
         ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        if (st != CCS_OK ||
-            (st = check_layouts(call, local, local_count, local_dd, remote_count, remote_dd, bytes)) != CCS_OK)
+        if (st != CCS_OK || (st = check_layouts(call, local, local_count, local_handle, remote_count, remote_handle,
+                                                bytes, local_dd, remote_dd)) != CCS_OK)
             return st;
         rma_request q;
         q.kind = kind;

@@ -20,15 +20,12 @@ using namespace ccs::dd;
 
 #include "handle.hpp"
 
-namespace {
-constexpr uint64_t live_magic = ccs_datadesc_s::live_magic;
-}
-
 ccs_status_t ccs::dd::bad_handle(ccs_datadesc_t dd, const char *call, bool need_commit) {
     if (!dd) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": datadesc is NULL");
-    if (dd->magic != live_magic)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": not a live datadesc (freed?)");
-    if (need_commit && !dd->compiled)
+    const ccs_datadesc_s *d = resolve(dd);
+    if (!d)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": not a live datadesc (freed, or not made by CCS)");
+    if (need_commit && !d->compiled)
         return fail(CCS_ERR_NOT_COMMITTED, std::string(call) + ": datadesc is not committed");
     return CCS_OK;  // not reached: check_handle calls this only when a check fails
 }
@@ -44,15 +41,16 @@ std::shared_ptr<const program> compile_or_null(const node_ptr &n) {
 
 // The predefined byte, committed from the start.
 ccs_datadesc_s ccs_datadesc_byte_ = [] {
-    ccs_datadesc_s byte{live_magic, byte_node()};
+    ccs_datadesc_s byte{byte_node()};
     byte.set_compiled(compile_or_null(byte_node()));
     return byte;
 }();
 
 namespace {
 
-ccs_status_t check(ccs_datadesc_t dd, const char *call, bool need_commit = false) {
-    return check_handle(dd, call, need_commit);
+// The object behind `dd` in `out`, or the error naming `call`.
+ccs_status_t check(ccs_datadesc_t dd, const char *call, ccs_datadesc_s *&out, bool need_commit = false) {
+    return check_handle(dd, call, need_commit, out);
 }
 
 [[gnu::cold]] ccs_status_t negative(const char *call, const char *what) {
@@ -65,12 +63,23 @@ inline ccs_status_t check_count(int64_t v, const char *call, const char *what) {
     return v < 0 ? negative(call, what) : CCS_OK;
 }
 
-ccs_status_t finish(node_ptr n, ccs_datadesc_t *out) {
-    *out = new ccs_datadesc_s{live_magic, std::move(n), nullptr};
+// A new handle for `object` in *out.
+ccs_status_t publish(std::unique_ptr<ccs_datadesc_s> object, ccs_datadesc_t *out) {
+    const ccs_datadesc_t h = handle_insert(std::move(object));
+    if (!h)
+        return fail(CCS_ERR_NO_RESOURCES, "datadesc: " + std::to_string(handle_chunk_slots * handle_chunks) +
+                                              " datadescs are alive already");
+    *out = h;
     return CCS_OK;
 }
 
-ccs_status_t element_bytes(int64_t elements, ccs_datadesc_t old, int64_t &bytes, const char *call) {
+ccs_status_t finish(node_ptr n, ccs_datadesc_t *out) {
+    auto object = std::make_unique<ccs_datadesc_s>();
+    object->root = std::move(n);
+    return publish(std::move(object), out);
+}
+
+ccs_status_t element_bytes(int64_t elements, const ccs_datadesc_s *old, int64_t &bytes, const char *call) {
     if (!mul(elements, old->root->extent(), bytes))
         return fail(CCS_ERR_OVERFLOW, std::string(call) + ": displacement times extent overflows");
     return CCS_OK;
@@ -79,9 +88,10 @@ ccs_status_t element_bytes(int64_t elements, ccs_datadesc_t old, int64_t &bytes,
 // indexed / hindexed and their block forms; `scale` converts a displacement
 // to bytes (old's extent, or 1).
 ccs_status_t make_indexed(const char *call, int64_t count, const int64_t *blocklengths, int64_t same_length,
-                          const int64_t *displacements, bool in_elements, ccs_datadesc_t old, ccs_datadesc_t *out) {
+                          const int64_t *displacements, bool in_elements, ccs_datadesc_t old_handle, ccs_datadesc_t *out) {
     ccs_status_t st = CCS_OK;
-    if ((st = check(old, call)) != CCS_OK || (st = check_count(count, call, "count")) != CCS_OK) return st;
+    ccs_datadesc_s *old = nullptr;
+    if ((st = check(old_handle, call, old)) != CCS_OK || (st = check_count(count, call, "count")) != CCS_OK) return st;
     if (!out || (count > 0 && (!displacements || (!blocklengths && same_length < 0))))
         return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": NULL array or output");
     std::vector<block> blocks;
@@ -102,10 +112,11 @@ ccs_status_t make_indexed(const char *call, int64_t count, const int64_t *blockl
 
 extern "C" {
 
-ccs_status_t ccs_datadesc_contiguous(int64_t count, ccs_datadesc_t old, ccs_datadesc_t *out) {
+ccs_status_t ccs_datadesc_contiguous(int64_t count, ccs_datadesc_t old_handle, ccs_datadesc_t *out) {
     return guarded([&]() -> ccs_status_t {
         ccs_status_t st = CCS_OK;
-        if ((st = check(old, "ccs_datadesc_contiguous")) != CCS_OK ||
+        ccs_datadesc_s *old = nullptr;
+        if ((st = check(old_handle, "ccs_datadesc_contiguous", old)) != CCS_OK ||
             (st = check_count(count, "ccs_datadesc_contiguous", "count")) != CCS_OK)
             return st;
         if (!out) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_contiguous: out is NULL");
@@ -115,12 +126,13 @@ ccs_status_t ccs_datadesc_contiguous(int64_t count, ccs_datadesc_t old, ccs_data
     });
 }
 
-ccs_status_t ccs_datadesc_hvector(int64_t count, int64_t blocklength, int64_t stride_bytes, ccs_datadesc_t old,
+ccs_status_t ccs_datadesc_hvector(int64_t count, int64_t blocklength, int64_t stride_bytes, ccs_datadesc_t old_handle,
                                   ccs_datadesc_t *out) {
     return guarded([&]() -> ccs_status_t {
         const char *call = "ccs_datadesc_hvector";
         ccs_status_t st = CCS_OK;
-        if ((st = check(old, call)) != CCS_OK || (st = check_count(count, call, "count")) != CCS_OK ||
+        ccs_datadesc_s *old = nullptr;
+        if ((st = check(old_handle, call, old)) != CCS_OK || (st = check_count(count, call, "count")) != CCS_OK ||
             (st = check_count(blocklength, call, "blocklength")) != CCS_OK)
             return st;
         if (!out) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": out is NULL");
@@ -130,14 +142,15 @@ ccs_status_t ccs_datadesc_hvector(int64_t count, int64_t blocklength, int64_t st
     });
 }
 
-ccs_status_t ccs_datadesc_vector(int64_t count, int64_t blocklength, int64_t stride, ccs_datadesc_t old,
+ccs_status_t ccs_datadesc_vector(int64_t count, int64_t blocklength, int64_t stride, ccs_datadesc_t old_handle,
                                  ccs_datadesc_t *out) {
     return guarded([&]() -> ccs_status_t {
-        ccs_status_t st = check(old, "ccs_datadesc_vector");
+        ccs_datadesc_s *old = nullptr;
+        ccs_status_t st = check(old_handle, "ccs_datadesc_vector", old);
         if (st != CCS_OK) return st;
         int64_t bytes = 0;
         if ((st = element_bytes(stride, old, bytes, "ccs_datadesc_vector")) != CCS_OK) return st;
-        return ccs_datadesc_hvector(count, blocklength, bytes, old, out);
+        return ccs_datadesc_hvector(count, blocklength, bytes, old_handle, out);
     });
 }
 
@@ -185,9 +198,11 @@ ccs_status_t ccs_datadesc_struct(int64_t count, const int64_t *blocklengths, con
             return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": NULL array or output");
         std::vector<block> blocks;
         for (int64_t i = 0; i < count; ++i) {
-            if ((st = check(types[i], call)) != CCS_OK || (st = check_count(blocklengths[i], call, "a blocklength")) != CCS_OK)
+            ccs_datadesc_s *type = nullptr;
+            if ((st = check(types[i], call, type)) != CCS_OK ||
+                (st = check_count(blocklengths[i], call, "a blocklength")) != CCS_OK)
                 return st;
-            blocks.push_back({byte_displacements[i], blocklengths[i], types[i]->root});
+            blocks.push_back({byte_displacements[i], blocklengths[i], type->root});
         }
         node_ptr n;
         if ((st = make_blocks(std::move(blocks), n)) != CCS_OK) return st;
@@ -195,9 +210,10 @@ ccs_status_t ccs_datadesc_struct(int64_t count, const int64_t *blocklengths, con
     });
 }
 
-ccs_status_t ccs_datadesc_resized(ccs_datadesc_t old, int64_t lb, int64_t extent, ccs_datadesc_t *out) {
+ccs_status_t ccs_datadesc_resized(ccs_datadesc_t old_handle, int64_t lb, int64_t extent, ccs_datadesc_t *out) {
     return guarded([&]() -> ccs_status_t {
-        ccs_status_t st = check(old, "ccs_datadesc_resized");
+        ccs_datadesc_s *old = nullptr;
+        ccs_status_t st = check(old_handle, "ccs_datadesc_resized", old);
         if (st != CCS_OK) return st;
         if (!out) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_resized: out is NULL");
         node_ptr n;
@@ -207,10 +223,11 @@ ccs_status_t ccs_datadesc_resized(ccs_datadesc_t old, int64_t lb, int64_t extent
 }
 
 ccs_status_t ccs_datadesc_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes, const int64_t *starts,
-                                   int order, ccs_datadesc_t old, ccs_datadesc_t *out) {
+                                   int order, ccs_datadesc_t old_handle, ccs_datadesc_t *out) {
     return guarded([&]() -> ccs_status_t {
         const char *call = "ccs_datadesc_subarray";
-        ccs_status_t st = check(old, call);
+        ccs_datadesc_s *old = nullptr;
+        ccs_status_t st = check(old_handle, call, old);
         if (st != CCS_OK) return st;
         if (ndims < 1 || !sizes || !subsizes || !starts || !out)
             return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": ndims < 1 or a NULL array");
@@ -241,14 +258,16 @@ ccs_status_t ccs_datadesc_subarray(int ndims, const int64_t *sizes, const int64_
     });
 }
 
-ccs_status_t ccs_datadesc_dup(ccs_datadesc_t old, ccs_datadesc_t *out) {
+ccs_status_t ccs_datadesc_dup(ccs_datadesc_t old_handle, ccs_datadesc_t *out) {
     return guarded([&]() -> ccs_status_t {
-        ccs_status_t st = check(old, "ccs_datadesc_dup");
+        ccs_datadesc_s *old = nullptr;
+        ccs_status_t st = check(old_handle, "ccs_datadesc_dup", old);
         if (st != CCS_OK) return st;
         if (!out) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_dup: out is NULL");
-        *out = new ccs_datadesc_s{live_magic, old->root};
-        (*out)->set_compiled(old->compiled);  // committed if old was
-        return CCS_OK;
+        auto copy = std::make_unique<ccs_datadesc_s>();
+        copy->root = old->root;
+        copy->set_compiled(old->compiled);  // committed if old was
+        return publish(std::move(copy), out);
     });
 }
 
@@ -278,9 +297,10 @@ ccs_status_t ccs_datadesc_iov(int64_t n, const int64_t *offsets, const int64_t *
     });
 }
 
-ccs_status_t ccs_datadesc_commit(ccs_datadesc_t dd) {
+ccs_status_t ccs_datadesc_commit(ccs_datadesc_t handle) {
     return guarded([&]() -> ccs_status_t {
-        ccs_status_t st = check(dd, "ccs_datadesc_commit");
+        ccs_datadesc_s *dd = nullptr;
+        ccs_status_t st = check(handle, "ccs_datadesc_commit", dd);
         if (st != CCS_OK || dd->compiled) return st;
         auto p = std::make_shared<program>();
         if ((st = compile(*dd->root, *p)) != CCS_OK) return st;
@@ -291,25 +311,27 @@ ccs_status_t ccs_datadesc_commit(ccs_datadesc_t dd) {
 
 ccs_status_t ccs_datadesc_free(ccs_datadesc_t *dd) {
     if (!dd) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_free: dd is NULL");
-    ccs_status_t st = check(*dd, "ccs_datadesc_free");
+    ccs_datadesc_s *object = nullptr;
+    ccs_status_t st = check(*dd, "ccs_datadesc_free", object);
     if (st != CCS_OK) return st;
     if (*dd == CCS_BYTE) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_free: CCS_BYTE is predefined");
-    (*dd)->magic = 0;  // later use of this handle is caught while the memory is not reused
-    delete *dd;
+    handle_erase(*dd);  // the handle finds nothing from here on, whatever reuses its slot
     *dd = nullptr;
     return CCS_OK;
 }
 
-ccs_status_t ccs_datadesc_size(ccs_datadesc_t dd, int64_t *size) {
-    ccs_status_t st = check(dd, "ccs_datadesc_size");
+ccs_status_t ccs_datadesc_size(ccs_datadesc_t handle, int64_t *size) {
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check(handle, "ccs_datadesc_size", dd);
     if (st != CCS_OK) return st;
     if (!size) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_size: size is NULL");
     *size = dd->root->size;
     return CCS_OK;
 }
 
-ccs_status_t ccs_datadesc_extent(ccs_datadesc_t dd, int64_t *lb, int64_t *extent) {
-    ccs_status_t st = check(dd, "ccs_datadesc_extent");
+ccs_status_t ccs_datadesc_extent(ccs_datadesc_t handle, int64_t *lb, int64_t *extent) {
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check(handle, "ccs_datadesc_extent", dd);
     if (st != CCS_OK) return st;
     if (!lb || !extent) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_extent: NULL output");
     *lb = dd->root->lb();
@@ -317,8 +339,9 @@ ccs_status_t ccs_datadesc_extent(ccs_datadesc_t dd, int64_t *lb, int64_t *extent
     return CCS_OK;
 }
 
-ccs_status_t ccs_datadesc_true_extent(ccs_datadesc_t dd, int64_t *true_lb, int64_t *true_extent) {
-    ccs_status_t st = check(dd, "ccs_datadesc_true_extent");
+ccs_status_t ccs_datadesc_true_extent(ccs_datadesc_t handle, int64_t *true_lb, int64_t *true_extent) {
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check(handle, "ccs_datadesc_true_extent", dd);
     if (st != CCS_OK) return st;
     if (!true_lb || !true_extent) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_true_extent: NULL output");
     *true_lb = dd->root->true_lb();
@@ -326,16 +349,18 @@ ccs_status_t ccs_datadesc_true_extent(ccs_datadesc_t dd, int64_t *true_lb, int64
     return CCS_OK;
 }
 
-ccs_status_t ccs_datadesc_num_blocks(ccs_datadesc_t dd, int64_t *blocks) {
-    ccs_status_t st = check(dd, "ccs_datadesc_num_blocks", true);
+ccs_status_t ccs_datadesc_num_blocks(ccs_datadesc_t handle, int64_t *blocks) {
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check(handle, "ccs_datadesc_num_blocks", dd, true);
     if (st != CCS_OK) return st;
     if (!blocks) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_num_blocks: blocks is NULL");
     *blocks = dd->compiled->blocks;
     return CCS_OK;
 }
 
-ccs_status_t ccs_datadesc_is_contiguous(ccs_datadesc_t dd, int64_t count, int *flag) {
-    ccs_status_t st = check(dd, "ccs_datadesc_is_contiguous", true);
+ccs_status_t ccs_datadesc_is_contiguous(ccs_datadesc_t handle, int64_t count, int *flag) {
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check(handle, "ccs_datadesc_is_contiguous", dd, true);
     if (st != CCS_OK || (st = check_count(count, "ccs_datadesc_is_contiguous", "count")) != CCS_OK) return st;
     if (!flag) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_is_contiguous: flag is NULL");
     *flag = dd->compiled->contiguous(count);
@@ -350,12 +375,13 @@ namespace {
 [[gnu::cold]] ccs_status_t bad_stream(const char *call, const void *buffer, int64_t count, ccs_datadesc_t dd,
                                       int64_t offset, int64_t max_bytes, const int64_t *done) {
     int64_t stream_bytes = 0;
-    ccs_status_t st = check(dd, call, true);
+    ccs_datadesc_s *d = nullptr;
+    ccs_status_t st = check(dd, call, d, true);
     if (st != CCS_OK || (st = check_count(count, call, "count")) != CCS_OK ||
         (st = check_count(offset, call, "offset")) != CCS_OK || (st = check_count(max_bytes, call, "max_bytes")) != CCS_OK)
         return st;
     if (!done) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": done is NULL");
-    if (!mul(count, dd->compiled->size, stream_bytes))  // the program, read next anyway
+    if (!mul(count, d->compiled->size, stream_bytes))
         return fail(CCS_ERR_OVERFLOW, std::string(call) + ": count times size overflows");
     if (offset > stream_bytes)
         return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": offset " + std::to_string(offset) +
@@ -365,26 +391,28 @@ namespace {
     return fail(CCS_ERR_INTERNAL, std::string(call) + ": argument check disagrees with itself");
 }
 
-// Shared checks of pack, unpack and iov_walk; sets stream_bytes. All
-// checks in one expression and the messages out of line: they were a third
-// of a small pack's instructions.
-inline ccs_status_t check_stream(const char *call, const void *buffer, int64_t count, ccs_datadesc_t dd, int64_t offset,
-                                 int64_t max_bytes, const int64_t *done, int64_t &stream_bytes) {
-    if (usable_handle(dd, true) && count >= 0 && offset >= 0 && max_bytes >= 0 && done &&
+// Shared checks of pack, unpack and iov_walk; sets stream_bytes and the
+// object. All checks in one expression and the messages out of line: they
+// were a third of a small pack's instructions.
+inline ccs_status_t check_stream(const char *call, const void *buffer, int64_t count, ccs_datadesc_t handle,
+                                 int64_t offset, int64_t max_bytes, const int64_t *done, int64_t &stream_bytes,
+                                 ccs_datadesc_s *&dd) {
+    if ((dd = usable_handle(handle, true)) && count >= 0 && offset >= 0 && max_bytes >= 0 && done &&
         mul(count, dd->size, stream_bytes) && offset <= stream_bytes &&
         (buffer || stream_bytes == offset || max_bytes == 0))
         return CCS_OK;
-    return bad_stream(call, buffer, count, dd, offset, max_bytes, done);
+    return bad_stream(call, buffer, count, handle, offset, max_bytes, done);
 }
 
 }  // namespace
 
 extern "C" {
 
-ccs_status_t ccs_datadesc_pack(const void *src, int64_t count, ccs_datadesc_t dd, int64_t offset, void *dst,
+ccs_status_t ccs_datadesc_pack(const void *src, int64_t count, ccs_datadesc_t handle, int64_t offset, void *dst,
                                int64_t max_bytes, int64_t *done) {
     int64_t total = 0;
-    ccs_status_t st = check_stream("ccs_datadesc_pack", src, count, dd, offset, max_bytes, done, total);
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check_stream("ccs_datadesc_pack", src, count, handle, offset, max_bytes, done, total, dd);
     if (st != CCS_OK) return st;
     const int64_t want = std::min(max_bytes, total - offset);
     if (want > 0 && !dst) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_pack: dst is NULL");
@@ -395,10 +423,11 @@ ccs_status_t ccs_datadesc_pack(const void *src, int64_t count, ccs_datadesc_t dd
     return CCS_OK;
 }
 
-ccs_status_t ccs_datadesc_unpack(const void *src, int64_t max_bytes, void *dst, int64_t count, ccs_datadesc_t dd,
+ccs_status_t ccs_datadesc_unpack(const void *src, int64_t max_bytes, void *dst, int64_t count, ccs_datadesc_t handle,
                                  int64_t offset, int64_t *done) {
     int64_t total = 0;
-    ccs_status_t st = check_stream("ccs_datadesc_unpack", dst, count, dd, offset, max_bytes, done, total);
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check_stream("ccs_datadesc_unpack", dst, count, handle, offset, max_bytes, done, total, dd);
     if (st != CCS_OK) return st;
     const int64_t want = std::min(max_bytes, total - offset);
     if (want > 0 && !src) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_unpack: src is NULL");
@@ -408,11 +437,12 @@ ccs_status_t ccs_datadesc_unpack(const void *src, int64_t max_bytes, void *dst, 
     return CCS_OK;
 }
 
-ccs_status_t ccs_datadesc_iov_walk(const void *base, int64_t count, ccs_datadesc_t dd, int64_t offset,
+ccs_status_t ccs_datadesc_iov_walk(const void *base, int64_t count, ccs_datadesc_t handle, int64_t offset,
                                    ccs_datadesc_iovec_t *iov, int64_t max_entries, int64_t max_bytes,
                                    int64_t *entries, int64_t *bytes) {
     int64_t total = 0;
-    ccs_status_t st = check_stream("ccs_datadesc_iov_walk", base, count, dd, offset, max_bytes, bytes, total);
+    ccs_datadesc_s *dd = nullptr;
+    ccs_status_t st = check_stream("ccs_datadesc_iov_walk", base, count, handle, offset, max_bytes, bytes, total, dd);
     if (st != CCS_OK || (st = check_count(max_entries, "ccs_datadesc_iov_walk", "max_entries")) != CCS_OK) return st;
     if (!entries || (max_entries > 0 && !iov))
         return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_iov_walk: NULL iov or entries");

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 using fuzz::require;
@@ -34,8 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
 
     // Memory from min(lo, 0) to max(hi, 0), so that the base address
     // itself lies inside it too.
+    // Through the public calls, as a handle.
+    struct freed {
+        ccs_datadesc_t h;
+        ~freed() { ccs_datadesc_free(&h); }
+    } handle{ccs::dd::handle_insert(std::make_unique<ccs_datadesc_s>(dd))};
     int64_t size = 0, lo = 0, hi = 0, span = 0;
-    require(ccs_datadesc_size(&dd, &size) == CCS_OK && size >= 0);
+    require(ccs_datadesc_size(handle.h, &size) == CCS_OK && size >= 0);
     if (size > (64 << 10) || !ccs::dd::footprint(dd, 1, lo, hi)) return 0;
     lo = std::min<int64_t>(lo, 0);
     hi = std::max<int64_t>(hi, 0);
@@ -44,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
     for (size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(i * 7 + 1);
     uint8_t *base = memory.data() + (-lo);
     int64_t done = -1;
-    require(ccs_datadesc_pack(base, 1, &dd, 0, packed.data(), size, &done) == CCS_OK && done == size);
+    require(ccs_datadesc_pack(base, 1, handle.h, 0, packed.data(), size, &done) == CCS_OK && done == size);
     std::vector<uint8_t> copied(packed.size(), 0);
     ccs::dd::copy_layouts(copied.data(), size, ccs_datadesc_byte_, base, 1, dd);
     require(copied == packed);

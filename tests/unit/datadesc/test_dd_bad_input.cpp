@@ -4,6 +4,8 @@
 
 #include <climits>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -133,7 +135,7 @@ TEST(DatadescBadInput, LayoutFromAnotherProcessIsCheckedBeforeUse) {
     ASSERT_EQ(ccs_datadesc_resized(inner, -4, 40, &outer), CCS_OK);
     ASSERT_EQ(ccs_datadesc_commit(outer), CCS_OK);
     std::vector<uint8_t> wire;
-    ccs::dd::layout_to_bytes(*outer, wire);
+    ccs::dd::layout_to_bytes(*ccs::dd::resolve(outer), wire);
     // byte, strided, resized: 4 + 1 + (1 + 24 + 4) + (1 + 16 + 4) bytes.
     ASSERT_EQ(wire.size(), 55u);
     ccs_datadesc_s good;
@@ -164,9 +166,49 @@ TEST(DatadescBadInput, LayoutFromAnotherProcessIsCheckedBeforeUse) {
     EXPECT_EQ(ccs::dd::layout_from_bytes(longer.data(), longer.size(), out), CCS_ERR_INVALID_ARG);
     // Read back, the layout is the one written.
     int64_t lb = 0, extent = 0, size = 0;
-    EXPECT_EQ(ccs_datadesc_extent(&good, &lb, &extent), CCS_OK);
-    EXPECT_EQ(ccs_datadesc_size(&good, &size), CCS_OK);
+    ccs_datadesc_t read_back = ccs::dd::handle_insert(std::make_unique<ccs_datadesc_s>(good));
+    EXPECT_EQ(ccs_datadesc_extent(read_back, &lb, &extent), CCS_OK);
+    EXPECT_EQ(ccs_datadesc_size(read_back, &size), CCS_OK);
     EXPECT_EQ(std::make_tuple(lb, extent, size), std::make_tuple(int64_t{-4}, int64_t{40}, int64_t{6}));
+    ccs_datadesc_free(&read_back);
     ccs_datadesc_free(&inner);
     ccs_datadesc_free(&outer);
+}
+
+// A handle is checked through the table, never by reading what it points
+// to: a freed handle is refused even when its slot holds a new datadesc,
+// and values that were never handles are refused without being read.
+TEST(DatadescBadInput, StaleAndForgedHandlesAreRefusedAndHarmNothing) {
+    ccs_datadesc_t first = nullptr, second = nullptr;
+    ASSERT_EQ(ccs_datadesc_contiguous(8, CCS_BYTE, &first), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_commit(first), CCS_OK);
+    ccs_datadesc_t stale = first;
+    ASSERT_EQ(ccs_datadesc_free(&first), CCS_OK);
+    ASSERT_EQ(ccs_datadesc_contiguous(16, CCS_BYTE, &second), CCS_OK);  // may reuse the slot
+    ASSERT_EQ(ccs_datadesc_commit(second), CCS_OK);
+    ASSERT_NE(second, stale);
+    int64_t size = 0;
+    EXPECT_EQ(ccs_datadesc_size(stale, &size), CCS_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(ccs_last_error()).find("not a live datadesc"), std::string::npos) << ccs_last_error();
+    uint8_t src[16] = {1}, dst[16] = {};
+    int64_t done = -1;
+    EXPECT_EQ(ccs_datadesc_pack(src, 1, stale, 0, dst, 16, &done), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(done, -1);
+    EXPECT_EQ(ccs_datadesc_free(&stale), CCS_ERR_INVALID_ARG);
+    // The new datadesc is whole.
+    EXPECT_EQ(ccs_datadesc_size(second, &size), CCS_OK);
+    EXPECT_EQ(size, 16);
+    // Forged values: small integers, the address of some memory (which
+    // must not be read: it holds bytes that would look like anything).
+    std::vector<uint8_t> garbage(256, 0xab);
+    for (ccs_datadesc_t forged : {reinterpret_cast<ccs_datadesc_t>(uintptr_t{1}),
+                                  reinterpret_cast<ccs_datadesc_t>(uintptr_t{0x100000001}),
+                                  reinterpret_cast<ccs_datadesc_t>(garbage.data()),
+                                  reinterpret_cast<ccs_datadesc_t>(~uintptr_t{0})}) {
+        EXPECT_EQ(ccs_datadesc_size(forged, &size), CCS_ERR_INVALID_ARG);
+        ccs_datadesc_t out = nullptr;
+        EXPECT_EQ(ccs_datadesc_contiguous(2, forged, &out), CCS_ERR_INVALID_ARG);
+        EXPECT_EQ(out, nullptr);
+    }
+    EXPECT_EQ(ccs_datadesc_free(&second), CCS_OK);
 }

@@ -242,7 +242,7 @@ TEST(DatadescRandom, PackMatchesTypemapInAnySegmentsAndUnpackRoundTrips) {
 
         // Layout to layout, both ways, without a stream in between.
         std::vector<uint8_t> b_direct(b_mem.size(), 0);
-        const ccs_datadesc_t a_dd = a->dd, b_dd = b;
+        const ccs_datadesc_s *a_dd = ccs::dd::resolve(a->dd), *b_dd = ccs::dd::resolve(b);
         ccs::dd::copy_layouts(b_direct.data(), 1, *b_dd, mem.at(), count, *a_dd);
         ASSERT_EQ(b_direct, b_mem);
         arena back(*a, count, static_cast<uint8_t>(round + 1));
@@ -262,12 +262,16 @@ TEST(DatadescRandom, PackMatchesTypemapInAnySegmentsAndUnpackRoundTrips) {
         // Through the wire format and back.
         std::vector<uint8_t> wire;
         ccs::dd::layout_to_bytes(*a_dd, wire);
-        ccs_datadesc_s read_back;
-        ASSERT_EQ(ccs::dd::layout_from_bytes(wire.data(), wire.size(), read_back), CCS_OK) << ccs_last_error();
-        ASSERT_EQ(pack_all(&read_back, mem.at(), count), expect);
+        ccs_datadesc_s decoded;
+        ASSERT_EQ(ccs::dd::layout_from_bytes(wire.data(), wire.size(), decoded), CCS_OK) << ccs_last_error();
+        struct freed {
+            ccs_datadesc_t h;
+            ~freed() { ccs_datadesc_free(&h); }
+        } read_back{ccs::dd::handle_insert(std::make_unique<ccs_datadesc_s>(decoded))};
+        ASSERT_EQ(pack_all(read_back.h, mem.at(), count), expect);
         int64_t lb = 0, extent = 0, read_lb = 0, read_extent = 0;
-        ASSERT_EQ(ccs_datadesc_extent(a_dd, &lb, &extent), CCS_OK);
-        ASSERT_EQ(ccs_datadesc_extent(&read_back, &read_lb, &read_extent), CCS_OK);
+        ASSERT_EQ(ccs_datadesc_extent(a->dd, &lb, &extent), CCS_OK);
+        ASSERT_EQ(ccs_datadesc_extent(read_back.h, &read_lb, &read_extent), CCS_OK);
         ASSERT_EQ(std::make_pair(read_lb, read_extent), std::make_pair(lb, extent));
 
         // The iovec walk, a few entries at a time, covers the same bytes.
