@@ -66,7 +66,7 @@ typedef enum ccs_status {
     CCS_ERR_INVALID_MEMORY = 28,  /* memory handle never registered or already deregistered */
     CCS_ERR_NOT_REGISTERED = 29,  /* address in no region the process registered or exposed */
     CCS_ERR_OUT_OF_RANGE = 30,    /* access outside the region a key or handle covers */
-    CCS_ERR_INVALID_KEY = 31,     /* remote key malformed, released, or for another process */
+    CCS_ERR_INVALID_KEY = 31,     /* remote key malformed, released, for another process, or stale */
     CCS_ERR_NO_RESOURCES = 32,    /* a transport's registration limit, nothing left to evict */
     CCS_STATUS_COUNT_ = 33        /* not a status: one past the last        */
 } ccs_status_t;
@@ -116,6 +116,10 @@ enum ccs_context_flags {
 };
 
 typedef struct ccs_am_message ccs_am_message_t;
+/* Runs inside ccs_progress and the calls that wait, on the calling thread.
+ * A handler of a new context may run while ccs_context_create is still
+ * waiting on this process (a faster peer sent already): the context's
+ * handle is already in *context then. */
 typedef void (*ccs_am_handler_fn)(const ccs_am_message_t *message, void *arg);
 
 typedef struct ccs_am_handler_entry {
@@ -140,7 +144,9 @@ typedef struct ccs_context_params {
  * handlers registered later need a ccs_barrier before peers use them. If
  * the arguments are bad on any process, every process gets an error
  * (CCS_ERR_INVALID_ARG where another process failed) and no context.
- * params may be NULL. */
+ * *context is written before the creation barrier, so a handler that runs
+ * during the call (a faster peer sent already) finds the handle there; on
+ * failure it is reset to {0}. params may be NULL. */
 CCS_API ccs_status_t ccs_context_create(const ccs_context_params_t *params,
                                         ccs_context_t *context);
 
@@ -223,6 +229,9 @@ CCS_API ccs_status_t ccs_am_send(ccs_context_t context, int target,
  * datadesc `dd` at `base` (see ccs/datadesc.h). The handler still receives
  * one contiguous buffer. Each packet's share is packed straight into the
  * transport; without a completion, what must wait is packed into a copy. */
+/* An opaque handle, not a pointer to anything the caller may read: CCS
+ * looks it up in a table (a freed or made-up handle is refused, and a
+ * handle freed once never names another datadesc). NULL is no datadesc. */
 typedef struct ccs_datadesc_s *ccs_datadesc_t;
 CCS_API ccs_status_t ccs_am_send_datadesc(ccs_context_t context, int target,
                                           uint16_t handler_id,

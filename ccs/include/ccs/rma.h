@@ -54,7 +54,9 @@ typedef struct ccs_rkey {
  * the address space or is not all mapped. */
 CCS_API ccs_status_t ccs_mem_register(void *addr, size_t length, ccs_mem_t *mem);
 /* CCS_ERR_INVALID_MEMORY for a handle never registered, already
- * deregistered, or from ccs_mem_alloc (free that with ccs_mem_free). */
+ * deregistered, or from ccs_mem_alloc (free that with ccs_mem_free).
+ * Every key packed for the registration is stale from here on (see
+ * ccs_rkey_pack). */
 CCS_API ccs_status_t ccs_mem_deregister(ccs_mem_t mem);
 /* Allocates `length` bytes (zeroed, page aligned) that other processes on
  * this node can map, registered: put and get to it from there become plain
@@ -63,6 +65,9 @@ CCS_API ccs_status_t ccs_mem_deregister(ccs_mem_t mem);
  * this node's memory and swap could ever back (the pages would only fault
  * later). */
 CCS_API ccs_status_t ccs_mem_alloc(size_t length, void **addr, ccs_mem_t *mem);
+/* Ends the block's registration (its keys are stale) and unmaps it.
+ * CCS_ERR_INVALID_MEMORY while a ccs_mem_register registration inside the
+ * block is still live: deregister it first. */
 CCS_API ccs_status_t ccs_mem_free(ccs_mem_t mem);
 
 /* Whether implicit-key requests from other processes may reach memory this
@@ -70,22 +75,34 @@ CCS_API ccs_status_t ccs_mem_free(ccs_mem_t mem);
  * default; CCS_RMA_EXPOSE=all turns it on for the whole process. */
 CCS_API ccs_status_t ccs_mem_expose_all(int enable);
 
-/* The key other processes need to reach `mem`. *length: capacity in, size
- * out; buffer NULL asks for the size only. */
+/* The key other processes of this job need to reach `mem`. *length:
+ * capacity in, size out; buffer NULL asks for the size only.
+ * The bytes end in a tag keyed with a secret of the job (drawn by rank 0 at
+ * start-up): ccs_rkey_unpack refuses any other bytes. A key is good until
+ * the registration ends (ccs_mem_deregister, ccs_mem_free); then every
+ * put, get and ccs_rkey_ptr through it returns CCS_ERR_INVALID_KEY, also
+ * when the owner registers the same memory again. An operation that
+ * passed its check before the owner deregistered may still land: finish
+ * (fence) and tell the owner before it deregisters memory others write. */
 CCS_API ccs_status_t ccs_rkey_pack(ccs_mem_t mem, void *buffer, size_t *length);
 /* Unpacks a key `owner` packed. CCS_ERR_INVALID_KEY when the bytes are not
- * a key or were packed by another process. */
+ * a key of this job (damaged, cut, altered), were packed by another
+ * process, or (where the owner's liveness is readable here: its node) name
+ * a registration that has ended. */
 CCS_API ccs_status_t ccs_rkey_unpack(int owner, const void *buffer, size_t length, ccs_rkey_t *rkey);
 CCS_API ccs_status_t ccs_rkey_release(ccs_rkey_t rkey);
 /* Where `length` bytes at remote_addr of the key's owner are mapped in this
  * process, for plain loads and stores (OpenSHMEM's shmem_ptr, a UPC cast to
- * local): *ptr, or NULL when that memory is not mapped here (the caller's
- * own memory and memory from ccs_mem_alloc of a process on this node are;
- * other processes' registered heap memory, other nodes and a failed owner
- * are not). Loads and stores through it are
- * not RMA operations: no completion or fence covers them. The pointer stays
- * valid until the key is released. CCS_ERR_INVALID_KEY for a released or
- * implicit key, CCS_ERR_OUT_OF_RANGE outside the key's region. */
+ * local): *ptr. The caller's own memory and memory from ccs_mem_alloc of a
+ * process on this node are mapped where the transport can map them
+ * (CCS_PEER_MAPS_MEMORY); other processes' registered heap memory, other
+ * nodes and a failed owner are not: then *ptr is NULL and the call returns
+ * CCS_ERR_UNSUPPORTED with the reason in ccs_last_error(). Loads and stores
+ * through it are not RMA operations: no completion or fence covers them.
+ * The pointer stays mapped until the key is released (after the owner
+ * frees the block it reaches pages nobody else sees). CCS_ERR_INVALID_KEY
+ * for a released, implicit or stale key, CCS_ERR_OUT_OF_RANGE outside the
+ * key's region. */
 CCS_API ccs_status_t ccs_rkey_ptr(ccs_rkey_t rkey, uint64_t remote_addr, size_t length, void **ptr);
 
 /* LAPI-style completion counter, owned by the caller: `value` counts
