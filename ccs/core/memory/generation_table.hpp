@@ -37,7 +37,8 @@ public:
     ccs_status_t take(uint64_t handle, uint32_t &slot);
     void give_back(uint32_t slot);
     key_liveness where(uint32_t slot) const;
-    const generation_word *word(uint32_t slot) const { return &words_[slot]; }
+    // Null for a slot this table does not have.
+    const generation_word *word(uint32_t slot) const { return slot > 0 && slot < count_ ? &words_[slot] : nullptr; }
 
 private:
     int fd_ = -1;

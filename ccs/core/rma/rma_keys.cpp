@@ -76,7 +76,9 @@ ccs_status_t rma_keys::read(const char *call, int owner, const void *buffer, siz
             return fail(CCS_ERR_INVALID_KEY, call + ("plugin '" + name + "' refused the key: " + plugin_status_name(st)));
     }
     // No part for this transport: active messages will carry the accesses.
-    if (k.plugin_key && !owner_failed)
+    // Mapped only where the liveness word is read too: the inline path
+    // checks it before every copy.
+    if (k.plugin_key && !owner_failed && k.live)
         k.mapped = static_cast<uint8_t *>(k.t->rkey_ptr(k.plugin_key, k.base, static_cast<size_t>(k.length)));
     return CCS_OK;
 }
