@@ -65,4 +65,30 @@ inline ccs_status_t check_handler_args(const char *call, uint16_t handler_id, co
     return CCS_OK;
 }
 
+[[gnu::cold]] ccs_status_t bad_rma_local(const char *call);
+[[gnu::cold]] ccs_status_t rma_peer_failed(const char *call, int target);
+
+// Checks shared by the one-sided calls; on success sets rt and ctx.
+// Inline, with the error messages out of line: every put and get runs it.
+inline ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const void *local, size_t length,
+                              runtime *&rt, context *&ctx) {
+    const ccs_status_t st = check_context_target(call, handle, target, rt, ctx);
+    if (st != CCS_OK) [[unlikely]]
+        return st;
+    if (length > 0 && !local) [[unlikely]]
+        return bad_rma_local(call);
+    if (rt->am().peer_has_failed(target)) [[unlikely]]
+        return rma_peer_failed(call, target);
+    rt->note_activity();
+    return CCS_OK;
+}
+
+// A synchronous operation's end: its private counter waited for, and a
+// failure reported with the operation's own detail.
+inline ccs_status_t wait_for_one(runtime &rt, const char *call, ccs_counter_t &done) {
+    rt.progress_until([&] { return done.value > 0; });
+    if (done.errors == 0) return CCS_OK;
+    return fail(done.first_error, std::string(call) + ": " + rt.am().notes().take(&done));
+}
+
 }  // namespace ccs

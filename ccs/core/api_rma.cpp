@@ -9,29 +9,14 @@
 
 using namespace ccs;
 
-namespace {
-
-[[gnu::cold]] ccs_status_t bad_rma_local(const char *call) {
+ccs_status_t ccs::bad_rma_local(const char *call) {
     return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": local buffer is NULL but length > 0");
 }
-[[gnu::cold]] ccs_status_t rma_peer_failed(const char *call, int target) {
+ccs_status_t ccs::rma_peer_failed(const char *call, int target) {
     return fail(CCS_ERR_PEER_FAILED, std::string(call) + ": rank " + std::to_string(target) + " has failed");
 }
 
-// Checks shared by put and get; on success sets rt and ctx. Inline, with
-// the error messages out of line: every put and get runs it.
-inline ccs_status_t check_rma(const char *call, ccs_context_t handle, int target, const void *local, size_t length,
-                              runtime *&rt, context *&ctx) {
-    const ccs_status_t st = check_context_target(call, handle, target, rt, ctx);
-    if (st != CCS_OK) [[unlikely]]
-        return st;
-    if (length > 0 && !local) [[unlikely]]
-        return bad_rma_local(call);
-    if (rt->am().peer_has_failed(target)) [[unlikely]]
-        return rma_peer_failed(call, target);
-    rt->note_activity();
-    return CCS_OK;
-}
+namespace {
 
 // A contiguous request, its arguments checked.
 rma_request contiguous(rma_kind kind, int target, const void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
@@ -140,9 +125,7 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
         const ccs_completion_t completion{nullptr, nullptr, &done};
         if ((st = rt->rma().start(*ctx, contiguous(kind, target, local, length, remote, rkey, &completion))) != CCS_OK)
             return st;
-        rt->progress_until([&] { return done.value > 0; });
-        if (done.errors == 0) return CCS_OK;
-        return fail(done.first_error, std::string(call) + ": " + rt->am().notes().take(&done));
+        return wait_for_one(*rt, call, done);
     });
 }
 

@@ -261,6 +261,8 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"peers_failed", s.peers_failed},
         {"rma.puts", rma_->stats().puts},
         {"rma.gets", rma_->stats().gets},
+        {"rma.atomics", rma_->stats().atomics},
+        {"rma.atomics_at_target", rma_->stats().atomics_at_target},
         {"rma.native", rma_->stats().native},
         {"rma.emulated", rma_->stats().emulated},
         {"rma.by_layout", rma_->stats().by_layout},

@@ -43,6 +43,7 @@ ccs_status_t rma_engine::install(internal_handlers &handlers, std::function<void
     set(key_revoked, &rma_engine::on_key_revoked);
     set(put_layout, &rma_engine::on_put_layout);
     set(get_layout, &rma_engine::on_get_layout);
+    set(atomic_request, &rma_engine::on_atomic_request);
     memory_.on_revoke = [this](int holder, uint64_t handle) { revoke(holder, handle); };
     return CCS_OK;
 }

@@ -92,11 +92,20 @@ int64_t bytes_of(const rma_side &side) {
 
 // An operation of the request's kind, target and notification, with
 // neither lists nor layouts yet.
+// "put of 8 bytes to rank 1", for a failure's detail.
+std::string describe(const rma_operation &op) {
+    const char *what = op.kind == rma_kind::atomic ? "atomic on " : op.writes_remote() ? "put of " : "get of ";
+    const char *where = op.kind == rma_kind::atomic ? " bytes of rank " : op.writes_remote() ? " bytes to rank "
+                                                                                             : " bytes from rank ";
+    return what + std::to_string(op.bytes()) + where + std::to_string(op.target);
+}
+
 rma_operation operation_for(const rma_request &q) {
     rma_operation op;
     op.kind = q.kind;
     op.target = q.target;
     op.after = q.after;
+    op.atomic = q.atomic;
     return op;
 }
 
@@ -111,6 +120,7 @@ rma_operation rma_engine::as_lists(const rma_request &q) {
 }
 
 ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
+    if (q.kind == rma_kind::atomic) return start_atomic(ctx, q);
     const bool put = q.writes_remote();
     auto *local = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(q.local.address));
     if (!q.by_layout()) {
@@ -183,7 +193,8 @@ ccs_status_t rma_engine::submit(context &ctx, rma_operation &&op, ccs_rkey_t han
         else r.at = stage::waiting_key;
     }
     r.token = next_token_++;
-    ++(r.op.writes_remote() ? stats_.puts : stats_.gets);  // counted once accepted
+    // Counted once accepted.
+    ++(r.op.kind == rma_kind::atomic ? stats_.atomics : r.op.writes_remote() ? stats_.puts : stats_.gets);
     count_outstanding(r.ctx, target);
     stats_.bytes += bytes;
     const uint64_t token = r.token;
@@ -244,7 +255,11 @@ void rma_engine::keep_source(request &r) {
 void rma_engine::issue(request &r, const remote_key *known) {
     rma_operation &op = r.op;
     if (op.target == rank_) {  // this process: a copy
-        if (op.writes_remote()) copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
+        if (op.kind == rma_kind::atomic) {
+            const uint64_t old = apply_atomic(op.atomic, reinterpret_cast<void *>(op.remote.data()[0].address));
+            if (op.local.size() > 0) store_fetched(op.atomic, reinterpret_cast<void *>(op.local.data()[0].address), old);
+        } else if (op.writes_remote())
+            copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
         else copy_segments(op.local.data(), op.local.size(), op.remote.data(), op.remote.size());
         finish(r, CCS_OK);
         return;
@@ -258,6 +273,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
     // Checked again here: a request may wait (for a key, for room) while
     // the owner deregisters.
     if (k.ended()) return finish(r, CCS_ERR_INVALID_KEY, ended_message(k));
+    if (op.kind == rma_kind::atomic) return issue_atomic(r);
     if (op.whole) return issue_layouts(r);
     if (emulate(op.target, op.writes_remote())) return issue_emulated(r);
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport
@@ -328,8 +344,7 @@ void rma_engine::finish(request &r, ccs_status_t status, const std::string &reas
     if (r.has_completion) {
         std::string detail;
         if (status != CCS_OK)
-            detail = std::string(r.op.writes_remote() ? "put of " : "get of ") + std::to_string(r.op.bytes()) +
-                     " bytes " + (r.op.writes_remote() ? "to" : "from") + " rank " + std::to_string(r.op.target) +
+            detail = describe(r.op) +
                      ": " + (reason.empty() ? ccs_strerror(status) : reason);
         completions_.push_back({r.completion, status, std::move(detail)});
     }

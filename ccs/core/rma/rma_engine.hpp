@@ -35,6 +35,8 @@ namespace ccs {
 struct rma_stats {
     uint64_t puts = 0;
     uint64_t gets = 0;
+    uint64_t atomics = 0;
+    uint64_t atomics_at_target = 0;  // of those, carried out by the target (not mapped here)
     uint64_t native = 0;          // carried by a transport's put/get
     uint64_t emulated = 0;        // carried in active messages
     uint64_t by_layout = 0;       // of those, datadesc operations the target unpacked or packed
@@ -168,6 +170,11 @@ private:
     // The request's pieces as lists (datadescs walked).
     static rma_operation as_lists(const rma_request &request);
 
+    // Atomics (rma_atomic.cpp): applied here where the word is mapped (or
+    // is this process's), else at the target in an active message.
+    ccs_status_t start_atomic(context &ctx, const rma_request &q);
+    bool try_mapped_atomic(const rma_request &q);
+
     struct request {
         uint64_t token = 0;
         uint16_t ctx = 0;
@@ -186,6 +193,7 @@ private:
     // saves the lookup when the caller has the key at hand.
     void issue(request &r, const remote_key *k = nullptr);
     void issue_emulated(request &r);
+    void issue_atomic(request &r);
     // The owner's registration the request's key names, which the target
     // checks (rma_am.cpp).
     uint64_t key_handle(const request &r) const {
@@ -241,12 +249,14 @@ private:
         key_revoked,
         put_layout,
         get_layout,
+        atomic_request,
         handler_count
     };
     static void on_put_request(const ccs_am_message_t *m, void *self);
     static void on_get_request(const ccs_am_message_t *m, void *self);
     static void on_put_layout(const ccs_am_message_t *m, void *self);
     static void on_get_layout(const ccs_am_message_t *m, void *self);
+    static void on_atomic_request(const ccs_am_message_t *m, void *self);
     static void on_reply(const ccs_am_message_t *m, void *self);
     static void on_key_request(const ccs_am_message_t *m, void *self);
     static void on_key_reply(const ccs_am_message_t *m, void *self);

@@ -3,6 +3,7 @@
 // the forms the engine moves it in (lists of pieces, or layouts whole).
 #pragma once
 
+#include "core/rma/atomic_word.hpp"
 #include "datadesc/handle.hpp"
 
 #include <ccs/plugin/ccs_plugin_v1.h>
@@ -15,11 +16,13 @@
 
 namespace ccs {
 
-// What an operation does to the target's memory. Atomics and accumulate
-// join here as kinds of their own.
+// What an operation does to the target's memory. Accumulate joins here as
+// a kind of its own.
 enum class rma_kind : uint8_t {
-    put,  // writes the target's memory from ours
-    get,  // reads the target's memory into ours
+    put,     // writes the target's memory from ours
+    get,     // reads the target's memory into ours
+    atomic,  // one word changed at the target (rma_atomic); the old value
+             // read into ours where the local side has a piece
 };
 
 // (address, length) pieces, merged where they touch.
@@ -63,6 +66,8 @@ struct rma_request {
     ccs_rkey_t key{};
     const ccs_completion_t *completion = nullptr;
     rma_notify after;
+    rma_atomic atomic;  // kind atomic: the remote side is the word, the
+                        // local side where the old value goes (or empty)
     bool writes_remote() const { return kind == rma_kind::put; }
     bool by_layout() const { return local.dd != nullptr; }
 };
@@ -85,6 +90,7 @@ struct rma_operation {
     int target = 0;
     segment_list local, remote;  // empty when `whole` is set
     rma_notify after;
+    rma_atomic atomic;  // kind atomic only
     std::optional<rma_layouts> whole;
     bool writes_remote() const { return kind == rma_kind::put; }
     size_t bytes() const { return whole ? whole->bytes() : remote.bytes(); }

@@ -161,6 +161,47 @@ CCS_API ccs_status_t ccs_get_notify(ccs_context_t context, int target, void *dst
                                     uint64_t remote_addr, ccs_rkey_t rkey, uint16_t handler_id,
                                     const uint64_t *args, size_t nargs, const ccs_completion_t *completion);
 
+/* ------------------------------------------------------------ atomics
+ * One 32- or 64-bit integer word at the target (`type` a ccs_int_type_t,
+ * below; signed and unsigned differ only in which operands fit, and
+ * arithmetic wraps). Every CCS atomic is carried out by the CPU's atomic
+ * instructions on the target's memory: here, where that memory is mapped
+ * (this process, a node peer's ccs_mem_alloc block), else by the target
+ * inside its progress, from an active message. A plugin's own (network
+ * adapter) atomics are never used, so all CCS atomics on a word are atomic
+ * with respect to each other whatever path each took, from any number of
+ * processes. Put, get, plain loads and stores of the same word at the
+ * same time are the caller's race (the word's bytes are then
+ * unspecified), as in OpenSHMEM. */
+typedef enum ccs_atomic_op {
+    CCS_ATOMIC_ADD = 0,   /* word += operand (increment: operand 1)          */
+    CCS_ATOMIC_AND = 1,   /* word &= operand                                  */
+    CCS_ATOMIC_OR = 2,    /* word |= operand                                  */
+    CCS_ATOMIC_XOR = 3,   /* word ^= operand                                  */
+    CCS_ATOMIC_SWAP = 4,  /* word = operand                                   */
+    CCS_ATOMIC_CSWAP = 5, /* if (word == compare) word = operand              */
+    CCS_ATOMIC_FETCH = 6, /* nothing changes: reads the word                  */
+    CCS_ATOMIC_SET = 7    /* word = operand, without fetching                 */
+} ccs_atomic_op_t;
+
+/* Applies `op` to the word of `type` at remote_addr (aligned to its size)
+ * of `target`, reached through `rkey` (or CCS_RKEY_IMPLICIT) as ccs_put.
+ * `fetched`, if not NULL, receives the value the word held before, by the
+ * time the completion runs; it must be aligned to the word's size. FETCH
+ * needs it, SET takes none. operand and compare must fit the type: an
+ * unsigned 32-bit value, or for CCS_INT32 an int64_t in int32_t's range
+ * (passed as uint64_t). Errors as ccs_put's (a key that does not cover the
+ * word: CCS_ERR_OUT_OF_RANGE), and CCS_ERR_INVALID_ARG for an unknown op
+ * or type, a misaligned address or result, or an operand that does not
+ * fit; nothing is changed then. op and type are taken as int so that any
+ * value is checked, not undefined. */
+CCS_API ccs_status_t ccs_atomic(ccs_context_t context, int target, int op, int type, uint64_t remote_addr,
+                                ccs_rkey_t rkey, uint64_t operand, uint64_t compare, void *fetched,
+                                const ccs_completion_t *completion);
+/* The same, returning once the word was changed (and *fetched written). */
+CCS_API ccs_status_t ccs_atomic_sync(ccs_context_t context, int target, int op, int type, uint64_t remote_addr,
+                                     ccs_rkey_t rkey, uint64_t operand, uint64_t compare, void *fetched);
+
 /* Completes every RMA operation this context issued to `target` (or to
  * anyone) before the call, their callbacks and counters included. ccs_fence_global is collective: when it returns
  * anywhere, every process's earlier operations in this context are

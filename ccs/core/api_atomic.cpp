@@ -1,0 +1,103 @@
+// C entry points of remote atomics (ccs/rma.h): every argument checked
+// here, then one request to the RMA engine (rma/rma_atomic.cpp).
+#include "api_guard.hpp"
+#include "wait_condition.hpp"
+
+#include <ccs/rma.h>
+
+#include <cstdint>
+#include <string>
+
+using namespace ccs;
+
+namespace {
+
+// The checks of an atomic's own arguments; on success `a` holds them.
+ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_addr, uint64_t operand,
+                          uint64_t compare, const void *fetched, rma_atomic &a) {
+    if (op < CCS_ATOMIC_ADD || op > CCS_ATOMIC_SET)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": op " + std::to_string(op) + " is not a ccs_atomic_op_t");
+    if (!valid_int_type(type))
+        return fail(CCS_ERR_INVALID_ARG,
+                    std::string(call) + ": type " + std::to_string(type) + " is not a ccs_int_type_t");
+    const auto t = static_cast<ccs_int_type_t>(type);
+    const size_t width = int_type_size(t);
+    if (remote_addr % width != 0)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": remote address " + std::to_string(remote_addr) +
+                                             " is not aligned to the word's " + std::to_string(width) + " bytes");
+    if (fetched && reinterpret_cast<uintptr_t>(fetched) % width != 0)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": fetched is not aligned to the word's " +
+                                             std::to_string(width) + " bytes");
+    if (op == CCS_ATOMIC_FETCH && !fetched)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": CCS_ATOMIC_FETCH needs somewhere to put the value");
+    if (op == CCS_ATOMIC_SET && fetched)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": CCS_ATOMIC_SET does not fetch (use CCS_ATOMIC_SWAP)");
+    // Operands as the type holds them: 32-bit unsigned values, or int32_t
+    // values passed as int64_t.
+    const auto fits = [&](uint64_t v) {
+        if (width == 8) return true;
+        if (t == CCS_UINT32) return v <= UINT32_MAX;
+        const auto s = static_cast<int64_t>(v);
+        return s >= INT32_MIN && s <= INT32_MAX;
+    };
+    if (!fits(operand) || (op == CCS_ATOMIC_CSWAP && !fits(compare)))
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": an operand does not fit a " +
+                                             (t == CCS_INT32 ? "32-bit signed" : "32-bit unsigned") + " word");
+    a.op = static_cast<uint8_t>(op);
+    a.width = static_cast<uint8_t>(width);
+    a.operand = width == 4 ? static_cast<uint32_t>(operand) : operand;
+    a.compare = width == 4 ? static_cast<uint32_t>(compare) : compare;
+    return CCS_OK;
+}
+
+rma_request atomic_request(int target, const rma_atomic &a, uint64_t remote_addr, ccs_rkey_t rkey, void *fetched,
+                           const ccs_completion_t *completion) {
+    rma_request q;
+    q.kind = rma_kind::atomic;
+    q.target = target;
+    q.atomic = a;
+    q.local = {reinterpret_cast<uintptr_t>(fetched), fetched ? a.width : size_t{0}, nullptr, 0};
+    q.remote = {remote_addr, a.width, nullptr, 0};
+    q.key = rkey;
+    q.completion = completion;
+    return q;
+}
+
+}  // namespace
+
+extern "C" {
+
+ccs_status_t ccs_atomic(ccs_context_t handle, int target, int op, int type, uint64_t remote_addr, ccs_rkey_t rkey,
+                        uint64_t operand, uint64_t compare, void *fetched, const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        const char *call = "ccs_atomic";
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        rma_atomic a;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK)
+            return st;
+        return rt->rma().start(*ctx, atomic_request(target, a, remote_addr, rkey, fetched, completion));
+    });
+}
+
+ccs_status_t ccs_atomic_sync(ccs_context_t handle, int target, int op, int type, uint64_t remote_addr, ccs_rkey_t rkey,
+                             uint64_t operand, uint64_t compare, void *fetched) {
+    return guarded([&]() -> ccs_status_t {
+        const char *call = "ccs_atomic_sync";
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        rma_atomic a;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK ||
+            (st = check_not_in_callback(*rt, call)) != CCS_OK)
+            return st;
+        ccs_counter_t done{0, 0, CCS_OK};
+        const ccs_completion_t completion{nullptr, nullptr, &done};
+        if ((st = rt->rma().start(*ctx, atomic_request(target, a, remote_addr, rkey, fetched, &completion))) != CCS_OK)
+            return st;
+        return wait_for_one(*rt, call, done);
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,77 @@
+// Remote atomics: one word changed by the CPU's atomic instructions, here
+// where the word is mapped (a node peer's ccs_mem_alloc block), else at the
+// target inside its progress. Never by a plugin's own atomics: one
+// mechanism, so every CCS atomic on a word is atomic with respect to the
+// others whatever path each took.
+//
+//   atomic request  args {token, handle, addr, op | width << 8, operand, compare}
+//   reply           args {token, status}   payload: the old value (width bytes)
+#include "core/rma/rma_engine.hpp"
+
+#include "util/completion.hpp"
+#include "util/error.hpp"
+
+namespace ccs {
+
+ccs_status_t rma_engine::start_atomic(context &ctx, const rma_request &q) {
+    if (try_mapped_atomic(q)) return CCS_OK;
+    rma_operation op;
+    op.kind = rma_kind::atomic;
+    op.target = q.target;
+    op.atomic = q.atomic;
+    op.remote.push(q.remote.address, q.atomic.width);
+    if (q.local.address) op.local.push(q.local.address, q.atomic.width);
+    return submit(ctx, std::move(op), q.key, q.completion);
+}
+
+// The common case inline: an explicit key whose region is mapped here.
+bool rma_engine::try_mapped_atomic(const rma_request &q) {
+    if (q.key.id == 0 || q.target == rank_) return false;
+    const remote_key *k = keys_.find(q.key.id);
+    if (!k || !k->mapped || k->ended() || k->owner != q.target ||
+        !range_holds(k->base, k->length, q.remote.address, q.atomic.width))
+        return false;  // the general path takes it, or says what is wrong
+    const uint64_t old = apply_atomic(q.atomic, k->mapped + (q.remote.address - k->base));
+    store_fetched(q.atomic, reinterpret_cast<void *>(static_cast<uintptr_t>(q.local.address)), old);
+    ++stats_.atomics;
+    stats_.bytes += q.atomic.width;
+    if (wants_completion(q.completion)) {
+        // A counter alone moves at once; a callback waits for progress.
+        if (!q.completion->callback) ++q.completion->counter->value;
+        else completions_.push_back({*q.completion, CCS_OK, {}});
+    }
+    return true;
+}
+
+void rma_engine::issue_atomic(request &r) {
+    ++stats_.atomics_at_target;
+    r.at = stage::in_flight;
+    const rma_atomic &a = r.op.atomic;
+    const uint64_t args[6] = {r.token,      key_handle(r), r.op.remote.data()[0].address,
+                              a.op | static_cast<uint64_t>(a.width) << 8, a.operand, a.compare};
+    context &internal = *contexts_.by_id(context_table::internal_id);
+    const ccs_status_t st =
+        am_.send(internal, r.op.target, static_cast<uint16_t>(first_handler_ + atomic_request), args, 6, nullptr, 0, nullptr);
+    if (st != CCS_OK) finish(r, st, last_error());
+}
+
+void rma_engine::on_atomic_request(const ccs_am_message_t *m, void *arg) {
+    auto *self = static_cast<rma_engine *>(arg);
+    if (m->nargs < 1) return;
+    ccs_status_t st = CCS_OK;
+    rma_atomic a;
+    a.op = static_cast<uint8_t>(m->args[3] & 0xff);
+    a.width = static_cast<uint8_t>((m->args[3] >> 8) & 0xff);
+    a.operand = m->args[4];
+    a.compare = m->args[5];
+    const uint64_t addr = m->nargs >= 6 ? m->args[2] : 0;
+    if (m->nargs < 6 || (a.width != 4 && a.width != 8) || a.op > CCS_ATOMIC_SET || addr % a.width != 0)
+        st = fail(CCS_ERR_INTERNAL, "a malformed atomic request");
+    else
+        st = self->memory_.check_access(m->args[1], addr, a.width);
+    alignas(8) uint8_t old[8] = {};
+    if (st == CCS_OK) store_fetched(a, old, apply_atomic(a, reinterpret_cast<void *>(static_cast<uintptr_t>(addr))));
+    self->reply(m->source, reply_to, m->args[0], st, old, a.width);
+}
+
+}  // namespace ccs
