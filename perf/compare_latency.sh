@@ -5,6 +5,8 @@
 #   put     ccs_put ping-pong over shm, ccs_mem_alloc windows  vs ucp_put_lat
 #   am-shm  CCS active messages over the shm plugin            vs ucp_am_lat
 #   am-ucx  CCS active messages over the ucx plugin            vs ucp_am_lat
+#   fadd    ccs_atomic_sync fetch-add, ccs_mem_alloc window   vs ucp_fadd
+#           (a whole operation each, not half a round trip)
 # (ucx_perftest with UCX_TLS=posix,self,cma, both pinned one process per
 # CPU). Each round runs ucx_perftest, then CCS, then ucx_perftest again,
 # a few seconds each; a round whose two ucx_perftest figures differ by more
@@ -14,7 +16,7 @@
 # one's (taking turns at going first), between the same two ucx_perftest
 # runs: a before/after of a change in the same phases ("other" ratios, and
 # other/this per round).
-# Usage: [ROUNDS=n] [OTHER=dir] perf/compare_latency.sh [build-dir] [put|am-shm|am-ucx ...]
+# Usage: [ROUNDS=n] [OTHER=dir] perf/compare_latency.sh [build-dir] [put|am-shm|am-ucx|fadd ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -50,7 +52,8 @@ for what in "${which[@]}"; do
     put) test=ucp_put_lat; ccs=(ccs_perf_rma 'put_latency/8/0/') ;;
     am-shm) test=ucp_am_lat; ccs=(ccs_perf_am 'am_latency/8/' CCS_TRANSPORT=shm) ;;
     am-ucx) test=ucp_am_lat; ccs=(ccs_perf_am 'am_latency/8/' CCS_TRANSPORT=ucx) ;;
-    *) echo "unknown comparison '$what': put, am-shm or am-ucx" >&2; exit 2 ;;
+    fadd) test=ucp_fadd; ccs=(ccs_perf_rma 'atomic_latency/0/0/') ;;
+    *) echo "unknown comparison '$what': put, am-shm, am-ucx or fadd" >&2; exit 2 ;;
   esac
   ratios=() other_ratios=() other_vs_this=()
   for round in $(seq "$rounds"); do

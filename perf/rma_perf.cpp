@@ -24,6 +24,10 @@
 //                          layout in the peer's window (hvector) from or
 //                          into contiguous bytes here; put_strided_by_hand:
 //                          the put as a loop through ccs_rkey_ptr
+//   atomic_latency/<op>/<window>: a blocking 8-byte atomic (ccs_atomic_sync)
+//                          on a word of the peer's window: fetch-add (op 0),
+//                          swap (4), compare-and-swap (5); into the heap
+//                          window the target carries it out in its progress
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
 //   put_issue/8, progress_idle: a put, and one idle poll of a wait
 // Windows come from ccs_mem_alloc (shared: peers map them, put/get are
@@ -157,6 +161,22 @@ void get_latency(benchmark::State &state) {
     const window &w = g.w[state.range(1)];
     uint64_t value = 0;
     for (auto _ : state) must(ccs_get_sync(g.ctx, 1, &value, 8, w.peer_base + 4096, w.peer_key), "get");
+}
+
+void atomic_latency(benchmark::State &state) {
+    const auto op = static_cast<int>(state.range(0));
+    const window &w = g.w[state.range(1)];
+    const uint64_t word = w.peer_base + 32 * 8;  // a sink no responder watches
+    uint64_t old = 0, next = 0;
+    for (auto _ : state) {
+        must(ccs_atomic_sync(g.ctx, 1, op, CCS_UINT64, word, w.peer_key, op == CCS_ATOMIC_ADD ? 1 : next + 1,
+                             next, &old),
+             "atomic");
+        next = old;  // compare-and-swap then always succeeds
+    }
+    benchmark::DoNotOptimize(old);
+    state.counters["per_op"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 // `ops` operations issued by issue(completion), then a wait for all of them.
@@ -390,6 +410,9 @@ int main(int argc, char **argv) {
             benchmark::RegisterBenchmark("put_datadesc_cma", put_datadesc)->Args({a[0], a[1], a[2], 1})->UseRealTime();
             benchmark::RegisterBenchmark("get_datadesc_cma", get_datadesc)->Args({a[0], a[1], a[2], 1})->UseRealTime();
         }
+        for (int64_t which : {0, 1})
+            for (int64_t op : {CCS_ATOMIC_ADD, CCS_ATOMIC_SWAP, CCS_ATOMIC_CSWAP})
+                benchmark::RegisterBenchmark("atomic_latency", atomic_latency)->Args({op, which})->UseRealTime();
         benchmark::RegisterBenchmark("rcache_hit", rcache_hit)->UseRealTime();
         benchmark::RegisterBenchmark("put_issue/8", put_issue)->UseRealTime();
         benchmark::RegisterBenchmark("progress_idle", progress_idle)->UseRealTime();
