@@ -44,6 +44,8 @@ ccs_status_t rma_engine::install(internal_handlers &handlers, std::function<void
     set(put_layout, &rma_engine::on_put_layout);
     set(get_layout, &rma_engine::on_get_layout);
     set(atomic_request, &rma_engine::on_atomic_request);
+    set(accumulate_request, &rma_engine::on_accumulate_request);
+    set(accumulate_reply, &rma_engine::on_accumulate_reply);
     memory_.on_revoke = [this](int holder, uint64_t handle) { revoke(holder, handle); };
     return CCS_OK;
 }

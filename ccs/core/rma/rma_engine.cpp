@@ -94,9 +94,13 @@ int64_t bytes_of(const rma_side &side) {
 // neither lists nor layouts yet.
 // "put of 8 bytes to rank 1", for a failure's detail.
 std::string describe(const rma_operation &op) {
-    const char *what = op.kind == rma_kind::atomic ? "atomic on " : op.writes_remote() ? "put of " : "get of ";
-    const char *where = op.kind == rma_kind::atomic ? " bytes of rank " : op.writes_remote() ? " bytes to rank "
-                                                                                             : " bytes from rank ";
+    const char *what = "get of ", *where = " bytes from rank ";
+    switch (op.kind) {
+    case rma_kind::put: what = "put of ", where = " bytes to rank "; break;
+    case rma_kind::atomic: what = "atomic on ", where = " bytes of rank "; break;
+    case rma_kind::accumulate: what = "accumulate of ", where = " bytes into rank "; break;
+    case rma_kind::get: break;
+    }
     return what + std::to_string(op.bytes()) + where + std::to_string(op.target);
 }
 
@@ -121,6 +125,7 @@ rma_operation rma_engine::as_lists(const rma_request &q) {
 
 ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
     if (q.kind == rma_kind::atomic) return start_atomic(ctx, q);
+    if (q.kind == rma_kind::accumulate) return start_accumulate(ctx, q);
     const bool put = q.writes_remote();
     auto *local = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(q.local.address));
     if (!q.by_layout()) {
@@ -194,7 +199,12 @@ ccs_status_t rma_engine::submit(context &ctx, rma_operation &&op, ccs_rkey_t han
     }
     r.token = next_token_++;
     // Counted once accepted.
-    ++(r.op.kind == rma_kind::atomic ? stats_.atomics : r.op.writes_remote() ? stats_.puts : stats_.gets);
+    switch (r.op.kind) {
+    case rma_kind::put: ++stats_.puts; break;
+    case rma_kind::get: ++stats_.gets; break;
+    case rma_kind::atomic: ++stats_.atomics; break;
+    case rma_kind::accumulate: ++stats_.accumulates; break;
+    }
     count_outstanding(r.ctx, target);
     stats_.bytes += bytes;
     const uint64_t token = r.token;
@@ -218,7 +228,8 @@ ccs_status_t rma_engine::submit(context &ctx, rma_operation &&op, ccs_rkey_t han
     issue(r, explicit_key);
     if (r.at == stage::done) return CCS_OK;
     // (A put sent whole packed its source into the message already.)
-    const bool wait = r.op.writes_remote() && !r.has_completion && r.copy.empty() && !r.op.whole && r.at == stage::in_flight;
+    const bool wait =
+        r.op.kind == rma_kind::put && !r.has_completion && r.copy.empty() && !r.op.whole && r.at == stage::in_flight;
     requests_.emplace(token, std::move(r));
     // A put without completion returns with its source reusable: wait for
     // one a transport still reads from.
@@ -258,6 +269,10 @@ void rma_engine::issue(request &r, const remote_key *known) {
         if (op.kind == rma_kind::atomic) {
             const uint64_t old = apply_atomic(op.atomic, reinterpret_cast<void *>(op.remote.data()[0].address));
             if (op.local.size() > 0) store_fetched(op.atomic, reinterpret_cast<void *>(op.local.data()[0].address), old);
+        } else if (op.kind == rma_kind::accumulate) {
+            apply_accumulate(op.acc, reinterpret_cast<uint8_t *>(op.remote.data()[0].address),
+                             reinterpret_cast<const uint8_t *>(op.local.data()[0].address), op.remote.bytes(),
+                             static_cast<uint8_t *>(op.acc.fetched));
         } else if (op.writes_remote())
             copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
         else copy_segments(op.local.data(), op.local.size(), op.remote.data(), op.remote.size());
@@ -274,6 +289,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
     // the owner deregisters.
     if (k.ended()) return finish(r, CCS_ERR_INVALID_KEY, ended_message(k));
     if (op.kind == rma_kind::atomic) return issue_atomic(r);
+    if (op.kind == rma_kind::accumulate) return issue_accumulate(r);
     if (op.whole) return issue_layouts(r);
     if (emulate(op.target, op.writes_remote())) return issue_emulated(r);
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport

@@ -37,6 +37,7 @@ struct rma_stats {
     uint64_t gets = 0;
     uint64_t atomics = 0;
     uint64_t atomics_at_target = 0;  // of those, carried out by the target (not mapped here)
+    uint64_t accumulates = 0;
     uint64_t native = 0;          // carried by a transport's put/get
     uint64_t emulated = 0;        // carried in active messages
     uint64_t by_layout = 0;       // of those, datadesc operations the target unpacked or packed
@@ -174,6 +175,10 @@ private:
     // is this process's), else at the target in an active message.
     ccs_status_t start_atomic(context &ctx, const rma_request &q);
     bool try_mapped_atomic(const rma_request &q);
+    // Accumulate (rma_accumulate.cpp): applied by the target, in pieces of
+    // at most accumulate_piece bytes, each answered on its own.
+    static constexpr size_t accumulate_piece = 64 << 10;
+    ccs_status_t start_accumulate(context &ctx, const rma_request &q);
 
     struct request {
         uint64_t token = 0;
@@ -186,6 +191,7 @@ private:
         stage at = stage::ready;
         // Hull of the remote segments, for bounds checks and key requests.
         uint64_t lo = 0, hi = 0;
+        uint32_t parts = 0;  // accumulate: pieces not answered yet
     };
     // Keeps a put's source when the caller will reuse it before it went.
     void keep_source(request &r);
@@ -194,6 +200,7 @@ private:
     void issue(request &r, const remote_key *k = nullptr);
     void issue_emulated(request &r);
     void issue_atomic(request &r);
+    void issue_accumulate(request &r);
     // The owner's registration the request's key names, which the target
     // checks (rma_am.cpp).
     uint64_t key_handle(const request &r) const {
@@ -250,6 +257,8 @@ private:
         put_layout,
         get_layout,
         atomic_request,
+        accumulate_request,
+        accumulate_reply,
         handler_count
     };
     static void on_put_request(const ccs_am_message_t *m, void *self);
@@ -257,6 +266,8 @@ private:
     static void on_put_layout(const ccs_am_message_t *m, void *self);
     static void on_get_layout(const ccs_am_message_t *m, void *self);
     static void on_atomic_request(const ccs_am_message_t *m, void *self);
+    static void on_accumulate_request(const ccs_am_message_t *m, void *self);
+    static void on_accumulate_reply(const ccs_am_message_t *m, void *self);
     static void on_reply(const ccs_am_message_t *m, void *self);
     static void on_key_request(const ccs_am_message_t *m, void *self);
     static void on_key_reply(const ccs_am_message_t *m, void *self);

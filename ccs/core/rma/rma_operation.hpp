@@ -3,6 +3,7 @@
 // the forms the engine moves it in (lists of pieces, or layouts whole).
 #pragma once
 
+#include "core/rma/accumulate_kernels.hpp"
 #include "core/rma/atomic_word.hpp"
 #include "datadesc/handle.hpp"
 
@@ -16,13 +17,13 @@
 
 namespace ccs {
 
-// What an operation does to the target's memory. Accumulate joins here as
-// a kind of its own.
+// What an operation does to the target's memory.
 enum class rma_kind : uint8_t {
-    put,     // writes the target's memory from ours
-    get,     // reads the target's memory into ours
-    atomic,  // one word changed at the target (rma_atomic); the old value
-             // read into ours where the local side has a piece
+    put,         // writes the target's memory from ours
+    get,         // reads the target's memory into ours
+    atomic,      // one word changed at the target (rma_atomic); the old value
+                 // read into ours where the local side has a piece
+    accumulate,  // the target combines ours into its memory (rma_accumulate)
 };
 
 // (address, length) pieces, merged where they touch.
@@ -68,7 +69,8 @@ struct rma_request {
     rma_notify after;
     rma_atomic atomic;  // kind atomic: the remote side is the word, the
                         // local side where the old value goes (or empty)
-    bool writes_remote() const { return kind == rma_kind::put; }
+    rma_accumulate acc;  // kind accumulate: the local side is the source
+    bool writes_remote() const { return kind == rma_kind::put || kind == rma_kind::accumulate; }
     bool by_layout() const { return local.dd != nullptr; }
 };
 
@@ -90,9 +92,10 @@ struct rma_operation {
     int target = 0;
     segment_list local, remote;  // empty when `whole` is set
     rma_notify after;
-    rma_atomic atomic;  // kind atomic only
+    rma_atomic atomic;   // kind atomic only
+    rma_accumulate acc;  // kind accumulate only
     std::optional<rma_layouts> whole;
-    bool writes_remote() const { return kind == rma_kind::put; }
+    bool writes_remote() const { return kind == rma_kind::put || kind == rma_kind::accumulate; }
     size_t bytes() const { return whole ? whole->bytes() : remote.bytes(); }
 };
 

@@ -202,6 +202,51 @@ CCS_API ccs_status_t ccs_atomic(ccs_context_t context, int target, int op, int t
 CCS_API ccs_status_t ccs_atomic_sync(ccs_context_t context, int target, int op, int type, uint64_t remote_addr,
                                      ccs_rkey_t rkey, uint64_t operand, uint64_t compare, void *fetched);
 
+/* ---------------------------------------------------------- accumulate
+ * dst = dst op src, element by element, into the target's memory, as
+ * Global Arrays' ARMCI_Acc and MPI_Accumulate do. Every element is updated
+ * atomically with respect to every other accumulate on it, from any number
+ * of processes: the target applies all of them itself, in its progress
+ * (this process applies its own at once), in pieces of at most 64 KiB, so
+ * a large one is never buffered whole. Put, get, atomics and plain stores
+ * to the same elements at the same time are the caller's race. */
+typedef enum ccs_acc_type {
+    CCS_ACC_INT32 = 0,
+    CCS_ACC_UINT32 = 1,
+    CCS_ACC_INT64 = 2,
+    CCS_ACC_UINT64 = 3,
+    CCS_ACC_FLOAT = 4,
+    CCS_ACC_DOUBLE = 5,
+    CCS_ACC_COMPLEX_FLOAT = 6,  /* two floats: real, imaginary             */
+    CCS_ACC_COMPLEX_DOUBLE = 7  /* two doubles                             */
+} ccs_acc_type_t;
+typedef enum ccs_acc_op {
+    CCS_ACC_SUM = 0,      /* dst += scale * src (scale NULL: 1)               */
+    CCS_ACC_PROD = 1,     /* dst *= src                                       */
+    CCS_ACC_MIN = 2,      /* dst = min(dst, src); not for complex types       */
+    CCS_ACC_MAX = 3,      /* dst = max(dst, src); not for complex types       */
+    CCS_ACC_REPLACE = 4   /* dst = src                                        */
+} ccs_acc_op_t;
+
+/* Accumulates the `length` bytes at src (whole elements of `type`) into
+ * remote_addr of `target` (aligned to the element's size, 8 for complex
+ * double), reached through `rkey` (or CCS_RKEY_IMPLICIT) as ccs_put.
+ * `scale` points to one element of `type` (SUM only; NULL means 1).
+ * `fetched`, if not NULL, receives the `length` bytes the target held
+ * before (get-accumulate), by the time the completion runs. Without a
+ * completion src is reusable on return. Errors as ccs_put's, and
+ * CCS_ERR_INVALID_ARG for an unknown op or type, MIN or MAX on complex
+ * numbers, a length that is not whole elements, a misaligned address, or
+ * a scale with another op; nothing is changed then. Contiguous only: the
+ * datadesc forms are not built yet. */
+CCS_API ccs_status_t ccs_accumulate(ccs_context_t context, int target, int op, int type, const void *src,
+                                    size_t length, uint64_t remote_addr, ccs_rkey_t rkey, const void *scale,
+                                    void *fetched, const ccs_completion_t *completion);
+/* The same, returning once every element was updated (and fetched). */
+CCS_API ccs_status_t ccs_accumulate_sync(ccs_context_t context, int target, int op, int type, const void *src,
+                                         size_t length, uint64_t remote_addr, ccs_rkey_t rkey, const void *scale,
+                                         void *fetched);
+
 /* Completes every RMA operation this context issued to `target` (or to
  * anyone) before the call, their callbacks and counters included. ccs_fence_global is collective: when it returns
  * anywhere, every process's earlier operations in this context are

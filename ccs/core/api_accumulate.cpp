@@ -1,0 +1,97 @@
+// C entry points of accumulate (ccs/rma.h): every argument checked here,
+// then one request to the RMA engine (rma/rma_accumulate.cpp).
+#include "api_guard.hpp"
+
+#include <ccs/rma.h>
+
+#include <cstring>
+#include <string>
+
+using namespace ccs;
+
+namespace {
+
+ccs_status_t check_accumulate(const char *call, int op, int type, const void *src, size_t length,
+                              uint64_t remote_addr, const void *scale, const void *fetched, rma_accumulate &a) {
+    if (op < CCS_ACC_SUM || op > CCS_ACC_REPLACE)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": op " + std::to_string(op) + " is not a ccs_acc_op_t");
+    if (type < CCS_ACC_INT32 || type > CCS_ACC_COMPLEX_DOUBLE)
+        return fail(CCS_ERR_INVALID_ARG,
+                    std::string(call) + ": type " + std::to_string(type) + " is not a ccs_acc_type_t");
+    const bool complex = type == CCS_ACC_COMPLEX_FLOAT || type == CCS_ACC_COMPLEX_DOUBLE;
+    if (complex && (op == CCS_ACC_MIN || op == CCS_ACC_MAX))
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": complex numbers have no MIN or MAX");
+    if (scale && op != CCS_ACC_SUM)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": a scale applies to CCS_ACC_SUM only");
+    const size_t element = acc_element_size(type);
+    if (length % element != 0)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": " + std::to_string(length) +
+                                             " bytes are not a whole number of " + std::to_string(element) +
+                                             "-byte elements");
+    if (length > 0 && !src) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": src is NULL but length > 0");
+    if (remote_addr % acc_alignment(type) != 0)
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": remote address " + std::to_string(remote_addr) +
+                                             " is not aligned to " + std::to_string(acc_alignment(type)) + " bytes");
+    a.op = static_cast<uint8_t>(op);
+    a.type = static_cast<uint8_t>(type);
+    if (scale) std::memcpy(a.scale, scale, element);
+    else acc_unit_scale(type, a.scale);
+    a.fetched = const_cast<void *>(fetched);
+    return CCS_OK;
+}
+
+rma_request accumulate_request(int target, const rma_accumulate &a, const void *src, size_t length,
+                               uint64_t remote_addr, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    rma_request q;
+    q.kind = rma_kind::accumulate;
+    q.target = target;
+    q.acc = a;
+    q.local = {reinterpret_cast<uintptr_t>(src), length, nullptr, 0};
+    q.remote = {remote_addr, length, nullptr, 0};
+    q.key = rkey;
+    q.completion = completion;
+    return q;
+}
+
+}  // namespace
+
+extern "C" {
+
+ccs_status_t ccs_accumulate(ccs_context_t handle, int target, int op, int type, const void *src, size_t length,
+                            uint64_t remote_addr, ccs_rkey_t rkey, const void *scale, void *fetched,
+                            const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        const char *call = "ccs_accumulate";
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        rma_accumulate a;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        if (st != CCS_OK ||
+            (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK)
+            return st;
+        return rt->rma().start(*ctx, accumulate_request(target, a, src, length, remote_addr, rkey, completion));
+    });
+}
+
+ccs_status_t ccs_accumulate_sync(ccs_context_t handle, int target, int op, int type, const void *src, size_t length,
+                                 uint64_t remote_addr, ccs_rkey_t rkey, const void *scale, void *fetched) {
+    return guarded([&]() -> ccs_status_t {
+        const char *call = "ccs_accumulate_sync";
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        rma_accumulate a;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        if (st != CCS_OK ||
+            (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK ||
+            (st = check_not_in_callback(*rt, call)) != CCS_OK)
+            return st;
+        ccs_counter_t done{0, 0, CCS_OK};
+        const ccs_completion_t completion{nullptr, nullptr, &done};
+        if ((st = rt->rma().start(*ctx, accumulate_request(target, a, src, length, remote_addr, rkey, &completion))) !=
+            CCS_OK)
+            return st;
+        return wait_for_one(*rt, call, done);
+    });
+}
+
+}  // extern "C"
