@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Accumulate of doubles (sum), 8 B to 4 MiB, into a node peer: CCS's
+# ccs_accumulate_sync (accumulate/<bytes> in ccs_perf_rma, ccs_mem_alloc
+# window) against MPI_Accumulate + MPI_Win_flush with Debian's Open MPI and
+# MPICH (perf/mpi_accumulate.c, MPI_Win_allocate window), one process per
+# CPU, the three taking turns each round. Prints microseconds per
+# operation, every round, then the medians.
+# Usage: [ROUNDS=n] perf/compare_accumulate.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+rounds=${ROUNDS:-3}
+sizes=(8 4096 65536 1048576 4194304)
+scripts/install-deps.sh perf
+[ -x "$build/bin/ccs_perf_rma" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
+work=$(mktemp -d)
+figures=$work/figures
+trap 'rm -rf "$work"' EXIT
+. perf/rounds.sh
+mpicc.openmpi -O2 perf/mpi_accumulate.c -o "$work/ompi"
+mpicc.mpich -O2 perf/mpi_accumulate.c -o "$work/mpich"
+for round in $(seq "$rounds"); do
+  mpirun.openmpi --allow-run-as-root -n 2 --bind-to core "$work/ompi" "${sizes[@]}" 2>/dev/null |
+    while read -r bytes us; do record "$bytes" ompi "$us"; done
+  mpiexec.mpich -n 2 -bind-to core "$work/mpich" "${sizes[@]}" 2>/dev/null |
+    while read -r bytes us; do record "$bytes" mpich "$us"; done
+  "$build/bin/ccsrun" -n 2 --timeout 300 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' "$build/bin/ccs_perf_rma" \
+    --benchmark_filter='^accumulate/' --benchmark_min_time=0.5 --benchmark_format=csv 2>/dev/null |
+    awk -F, 'NR > 1 {split($1, n, "/"); print n[2], $NF * 1e6}' |
+    while read -r bytes us; do record "$bytes" ccs "$us"; done
+  echo "round $round done"
+done
+printf '%10s %12s %12s %12s\n' bytes "Open MPI" MPICH CCS
+for bytes in "${sizes[@]}"; do
+  printf '%10s %12s %12s %12s\n' "$bytes" "$(median "$bytes" ompi)" "$(median "$bytes" mpich)" "$(median "$bytes" ccs)"
+done
