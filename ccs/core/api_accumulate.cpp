@@ -82,15 +82,11 @@ ccs_status_t ccs_accumulate_sync(ccs_context_t handle, int target, int op, int t
         rma_accumulate a;
         ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
         if (st != CCS_OK ||
-            (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK ||
-            (st = check_not_in_callback(*rt, call)) != CCS_OK)
+            (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK)
             return st;
-        ccs_counter_t done{0, 0, CCS_OK};
-        const ccs_completion_t completion{nullptr, nullptr, &done};
-        if ((st = rt->rma().start(*ctx, accumulate_request(target, a, src, length, remote_addr, rkey, &completion))) !=
-            CCS_OK)
-            return st;
-        return wait_for_one(*rt, call, done);
+        return start_and_wait(*rt, *ctx, call, [&](const ccs_completion_t *completion) {
+            return accumulate_request(target, a, src, length, remote_addr, rkey, completion);
+        });
     });
 }
 

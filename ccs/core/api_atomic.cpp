@@ -89,14 +89,11 @@ ccs_status_t ccs_atomic_sync(ccs_context_t handle, int target, int op, int type,
         context *ctx = nullptr;
         rma_atomic a;
         ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK ||
-            (st = check_not_in_callback(*rt, call)) != CCS_OK)
+        if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK)
             return st;
-        ccs_counter_t done{0, 0, CCS_OK};
-        const ccs_completion_t completion{nullptr, nullptr, &done};
-        if ((st = rt->rma().start(*ctx, atomic_request(target, a, remote_addr, rkey, fetched, &completion))) != CCS_OK)
-            return st;
-        return wait_for_one(*rt, call, done);
+        return start_and_wait(*rt, *ctx, call, [&](const ccs_completion_t *completion) {
+            return atomic_request(target, a, remote_addr, rkey, fetched, completion);
+        });
     });
 }
 

@@ -83,9 +83,16 @@ inline ccs_status_t check_rma(const char *call, ccs_context_t handle, int target
     return CCS_OK;
 }
 
-// A synchronous operation's end: its private counter waited for, and a
-// failure reported with the operation's own detail.
-inline ccs_status_t wait_for_one(runtime &rt, const char *call, ccs_counter_t &done) {
+// A synchronous one-sided call, its arguments checked: the request that
+// `request_with(completion)` builds, started with a private counter and
+// waited for; a failure reported with the operation's own detail.
+template <typename Build>
+ccs_status_t start_and_wait(runtime &rt, context &ctx, const char *call, Build request_with) {
+    ccs_status_t st = check_not_in_callback(rt, call);
+    if (st != CCS_OK) return st;
+    ccs_counter_t done{0, 0, CCS_OK};
+    const ccs_completion_t completion{nullptr, nullptr, &done};
+    if ((st = rt.rma().start(ctx, request_with(&completion))) != CCS_OK) return st;
     rt.progress_until([&] { return done.value > 0; });
     if (done.errors == 0) return CCS_OK;
     return fail(done.first_error, std::string(call) + ": " + rt.am().notes().take(&done));

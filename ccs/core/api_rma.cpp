@@ -119,13 +119,11 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
-        ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
-        if (st != CCS_OK || (st = check_not_in_callback(*rt, call)) != CCS_OK) return st;
-        ccs_counter_t done{0, 0, CCS_OK};
-        const ccs_completion_t completion{nullptr, nullptr, &done};
-        if ((st = rt->rma().start(*ctx, contiguous(kind, target, local, length, remote, rkey, &completion))) != CCS_OK)
-            return st;
-        return wait_for_one(*rt, call, done);
+        const ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+        if (st != CCS_OK) return st;
+        return start_and_wait(*rt, *ctx, call, [&](const ccs_completion_t *completion) {
+            return contiguous(kind, target, local, length, remote, rkey, completion);
+        });
     });
 }
 
