@@ -60,11 +60,14 @@ void rma_engine::on_atomic_request(const ccs_am_message_t *m, void *arg) {
     if (m->nargs < 1) return;
     ccs_status_t st = CCS_OK;
     rma_atomic a;
-    a.op = static_cast<uint8_t>(m->args[3] & 0xff);
-    a.width = static_cast<uint8_t>((m->args[3] >> 8) & 0xff);
-    a.operand = m->args[4];
-    a.compare = m->args[5];
-    const uint64_t addr = m->nargs >= 6 ? m->args[2] : 0;
+    uint64_t addr = 0;
+    if (m->nargs >= 6) {  // args holds nargs words, no more
+        a.op = static_cast<uint8_t>(m->args[3] & 0xff);
+        a.width = static_cast<uint8_t>((m->args[3] >> 8) & 0xff);
+        a.operand = m->args[4];
+        a.compare = m->args[5];
+        addr = m->args[2];
+    }
     if (m->nargs < 6 || (a.width != 4 && a.width != 8) || a.op > CCS_ATOMIC_SET || addr % a.width != 0)
         st = fail(CCS_ERR_INTERNAL, "a malformed atomic request");
     else
