@@ -10,7 +10,7 @@ namespace ccs {
 namespace {
 
 constexpr uint32_t key_magic = 0x4b534343;  // "CCSK"
-constexpr uint32_t key_version = 2;
+constexpr uint32_t key_version = 3;
 constexpr size_t tag_bytes = 16;
 constexpr uint32_t max_transports = 64;
 
@@ -38,7 +38,7 @@ std::vector<uint8_t> key_write(const key_contents &c, const key_secret &secret) 
     blob_writer w;
     w.u32(key_magic).u32(key_version).u32(static_cast<uint32_t>(c.owner)).u64(c.handle).u64(c.base).u64(c.length);
     w.u32(static_cast<uint32_t>(c.liveness.pid)).u32(static_cast<uint32_t>(c.liveness.fd)).u32(c.liveness.slot);
-    w.u64(c.liveness.nonce);
+    w.u64(c.liveness.nonce).u32(c.liveness.lock_slot);
     w.u32(static_cast<uint32_t>(c.transports.size()));
     for (const auto &[name, part] : c.transports) w.str(name).bytes(part);
     std::vector<uint8_t> out = w.take();
@@ -80,6 +80,7 @@ bool key_read_fields(const uint8_t *bytes, size_t length, key_contents &out) {
     out.liveness.fd = static_cast<int32_t>(r.u32());
     out.liveness.slot = r.u32();
     out.liveness.nonce = r.u64();
+    out.liveness.lock_slot = r.u32();
     const uint32_t n = r.u32();
     if (!r.ok() || n > max_transports) return false;
     out.transports.clear();

@@ -27,12 +27,15 @@ key_secret key_secret_draw();
 
 // Where a key's owner says whether its registration is live: word `slot`
 // of the generation table the owner's process `pid` holds open as `fd`
-// (tagged `nonce`, so a key can tell the owner's table from another's).
+// (tagged `nonce`, so a key can tell the owner's table from another's);
+// for memory of a ccs_mem_alloc block, also where the block's accumulate
+// lock is.
 struct key_liveness {
     int32_t pid = 0;
     int32_t fd = -1;
     uint32_t slot = 0;
     uint64_t nonce = 0;
+    uint32_t lock_slot = 0;  // the ccs_mem_alloc block's lock (0: not in a block)
 };
 
 struct key_contents {

@@ -14,9 +14,9 @@
 namespace ccs {
 namespace {
 
-// Words in the generation table: registrations live at once. Sparse, so
+// Slots in the generation table: registrations live at once. Sparse, so
 // the size costs address space, not memory.
-constexpr size_t generation_words = size_t{1} << 20;
+constexpr size_t generation_slots = size_t{1} << 20;
 
 }  // namespace
 
@@ -90,7 +90,7 @@ void memory_registry::mem_dereg(region &r) {
 
 ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out) {
     if (!generations_open_) {
-        const ccs_status_t st = generations_.open(generation_words);
+        const ccs_status_t st = generations_.open(generation_slots);
         if (st != CCS_OK) return st;
         generations_open_ = true;
     }
@@ -105,6 +105,12 @@ ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem
     if (const ccs_status_t st = generations_.take(reg.id, reg.slot); st != CCS_OK) {
         release_region(reg);
         return fail(st, "ccs_mem_register: " + last_error());
+    }
+    if (reg.in_block) {
+        // The block's own registration comes first (ccs_mem_alloc); every
+        // registration inside the block shares its lock.
+        const auto lock = block_locks_.emplace(reg.r->start, reg.slot).first;
+        reg.lock_slot = lock->second;
     }
     ++next_id_;
     handles_.emplace(reg.id, reg);
@@ -204,6 +210,7 @@ ccs_status_t memory_registry::free_allocation(ccs_mem_t mem) {
                                                 " registration(s) made with ccs_mem_register inside the block are "
                                                 "still live; deregister them first");
     drop(it);
+    block_locks_.erase(addr);
     // The pages go away: nothing cached may stand for them any more.
     cache_.invalidate(reinterpret_cast<void *>(addr), length);
     shared_allocation_destroy(addr);
@@ -229,6 +236,7 @@ ccs_status_t memory_registry::pack(const registration &reg, std::vector<uint8_t>
     c.base = reg.addr;
     c.length = reg.length;
     c.liveness = generations_.where(reg.slot);
+    c.liveness.lock_slot = reg.lock_slot;
     for (size_t i = 0; i < transports_.size(); ++i) {
         void *memh = reg.r ? reg.r->handles[i] : nullptr;
         size_t n = 0;
@@ -280,6 +288,13 @@ ccs_status_t memory_registry::key_for_range(int requester, uint64_t addr, size_t
     if (std::find(reg.implicit_holders.begin(), reg.implicit_holders.end(), requester) == reg.implicit_holders.end())
         reg.implicit_holders.push_back(requester);
     return pack(reg, key);
+}
+
+generation_word *memory_registry::block_lock(uint64_t addr, size_t length) const {
+    const shared_allocation *a = shared_allocation_find(static_cast<uintptr_t>(addr), length);
+    if (!a) return nullptr;
+    const auto it = block_locks_.find(a->addr);
+    return it == block_locks_.end() ? nullptr : generations_.lock(it->second);
 }
 
 ccs_status_t memory_registry::check_access(uint64_t handle, uint64_t addr, uint64_t length) const {

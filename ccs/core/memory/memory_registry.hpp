@@ -48,6 +48,10 @@ public:
     ccs_status_t check_access(uint64_t handle, uint64_t addr, uint64_t length) const;
     // This process's word for a registration (a key it unpacked itself).
     const generation_word *own_word(uint32_t slot) const { return generations_.word(slot); }
+    generation_word *own_lock(uint32_t slot) const { return generations_.lock(slot); }
+    // The accumulate lock of the ccs_mem_alloc block holding [addr, addr +
+    // length), or null where that is no block's memory.
+    generation_word *block_lock(uint64_t addr, size_t length) const;
     // The key for memory another process asked for by address. Registers
     // the range on demand when `expose_all`; otherwise only registered
     // memory is answered (CCS_ERR_NOT_REGISTERED).
@@ -74,6 +78,7 @@ private:
         region *r = nullptr;  // null for length 0
         bool in_block = false;  // r is a ccs_mem_alloc block's region, not the cache's
         uint32_t slot = 0;      // its word in the generation table
+        uint32_t lock_slot = 0;  // in a block: the block's registration's slot (its lock)
         std::vector<int> implicit_holders;  // ranks we sent an implicit key for it
         bool allocated = false;             // by ccs_mem_alloc: only ccs_mem_free ends it
     };
@@ -89,8 +94,10 @@ private:
     generation_table generations_;
     bool generations_open_ = false;
     registration_cache cache_;
-    // The regions of ccs_mem_alloc blocks, by start address.
+    // The regions of ccs_mem_alloc blocks, by start address, and the slot
+    // whose lock word guards accumulates into each.
     std::map<uintptr_t, std::unique_ptr<region>> blocks_;
+    std::map<uintptr_t, uint32_t> block_locks_;
     uint64_t next_id_ = 1;
     std::unordered_map<uint64_t, registration> handles_;
     // Ends a registration: its implicit holders told, its region released.

@@ -1,16 +1,19 @@
-// Accumulate: the target combines the initiator's elements into its memory,
-// in pieces of at most accumulate_piece bytes. The target applies every
-// accumulate itself, one message at a time in its progress, so each
-// element is updated atomically with respect to every other accumulate,
-// from any number of processes; a piece is never larger than that, so a
-// large accumulate is neither buffered whole nor sent before the target
-// can take it.
+// Accumulate: into a node peer's ccs_mem_alloc block mapped here, applied
+// in place under the block's lock (block_lock.hpp); anywhere else the
+// target combines the initiator's elements into its memory, in pieces of
+// at most accumulate_piece bytes, one message at a time in its progress,
+// taking the block's lock where the memory is a block. So each element is
+// updated atomically with respect to every other accumulate, from any
+// number of processes, whichever way each came; a piece is never larger
+// than that, so a large accumulate is not buffered whole.
 //
 //   accumulate request  args {token, handle, addr, op | type << 8 | fetch << 16, offset, scale (2 words)}
 //                       payload: the piece's elements
 //   accumulate reply    args {token, status, offset}   payload: old values (fetch), or the refusal's reason
 #include "core/rma/rma_engine.hpp"
 
+#include "core/rma/block_lock.hpp"
+#include "util/completion.hpp"
 #include "util/error.hpp"
 
 #include <cstring>
@@ -19,6 +22,7 @@
 namespace ccs {
 
 ccs_status_t rma_engine::start_accumulate(context &ctx, const rma_request &q) {
+    if (try_mapped_accumulate(q)) return CCS_OK;
     rma_operation op;
     op.kind = rma_kind::accumulate;
     op.target = q.target;
@@ -26,6 +30,30 @@ ccs_status_t rma_engine::start_accumulate(context &ctx, const rma_request &q) {
     op.local.push(q.local.address, q.local.length);
     op.remote.push(q.remote.address, q.remote.length);
     return submit(ctx, std::move(op), q.key, q.completion);
+}
+
+bool rma_engine::try_mapped_accumulate(const rma_request &q) {
+    if (q.key.id == 0 || q.target == rank_ || q.remote.length == 0) return false;
+    const remote_key *k = keys_.find(q.key.id);
+    if (!k || !k->mapped || !k->lock || k->owner != q.target ||
+        !range_holds(k->base, k->length, q.remote.address, q.remote.length))
+        return false;  // the general path takes it, or says what is wrong
+    {
+        const block_lock_guard hold(k->lock);
+        if (k->ended()) return false;  // the general path says so
+        apply_accumulate(q.acc, k->mapped + (q.remote.address - k->base),
+                         reinterpret_cast<const uint8_t *>(static_cast<uintptr_t>(q.local.address)), q.remote.length,
+                         static_cast<uint8_t *>(q.acc.fetched));
+    }
+    release_fence();  // visible before the completion is
+    ++stats_.accumulates;
+    stats_.bytes += q.remote.length;
+    if (wants_completion(q.completion)) {
+        // A counter alone moves at once; a callback waits for progress.
+        if (!q.completion->callback) ++q.completion->counter->value;
+        else completions_.push_back({*q.completion, CCS_OK, {}});
+    }
+    return true;
 }
 
 void rma_engine::issue_accumulate(request &r) {
@@ -67,9 +95,11 @@ void rma_engine::on_accumulate_request(const ccs_am_message_t *m, void *arg) {
     else
         st = self->memory_.check_access(m->args[1], addr, m->payload_size);
     std::vector<uint8_t> old(st == CCS_OK && fetch ? m->payload_size : 0);
-    if (st == CCS_OK)
+    if (st == CCS_OK) {
+        const block_lock_guard hold(self->memory_.block_lock(addr, m->payload_size));
         apply_accumulate(a, reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr)),
                          static_cast<const uint8_t *>(m->payload), m->payload_size, fetch ? old.data() : nullptr);
+    }
     const std::string why = st == CCS_OK ? std::string() : last_error();
     const uint64_t args[3] = {m->args[0], static_cast<uint64_t>(st), m->nargs >= 7 ? m->args[4] : 0};
     context &internal = *self->contexts_.by_id(context_table::internal_id);

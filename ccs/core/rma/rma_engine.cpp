@@ -3,6 +3,7 @@
 #include "datadesc/layout_copy.hpp"
 #include "datadesc/walker.hpp"
 #include "core/rma/segments.hpp"
+#include "core/rma/block_lock.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"
@@ -270,6 +271,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
             const uint64_t old = apply_atomic(op.atomic, reinterpret_cast<void *>(op.remote.data()[0].address));
             if (op.local.size() > 0) store_fetched(op.atomic, reinterpret_cast<void *>(op.local.data()[0].address), old);
         } else if (op.kind == rma_kind::accumulate) {
+            const block_lock_guard hold(memory_.block_lock(op.remote.data()[0].address, op.remote.bytes()));
             apply_accumulate(op.acc, reinterpret_cast<uint8_t *>(op.remote.data()[0].address),
                              reinterpret_cast<const uint8_t *>(op.local.data()[0].address), op.remote.bytes(),
                              static_cast<uint8_t *>(op.acc.fetched));

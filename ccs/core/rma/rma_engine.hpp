@@ -179,6 +179,7 @@ private:
     // at most accumulate_piece bytes, each answered on its own.
     static constexpr size_t accumulate_piece = 64 << 10;
     ccs_status_t start_accumulate(context &ctx, const rma_request &q);
+    bool try_mapped_accumulate(const rma_request &q);
 
     struct request {
         uint64_t token = 0;

@@ -58,8 +58,13 @@ ccs_status_t rma_keys::read(const char *call, int owner, const void *buffer, siz
     k.handle = c.handle;
     const bool self = owner == rank_;
     const bool near = !self && same_node_[static_cast<size_t>(owner)];
-    if (self) k.live = memory_.own_word(c.liveness.slot);
-    else if (near) k.live = views_.word(owner, c.liveness);
+    if (self) {
+        k.live = memory_.own_word(c.liveness.slot);
+        k.lock = memory_.own_lock(c.liveness.lock_slot);
+    } else if (near) {
+        k.live = views_.word(owner, c.liveness);
+        k.lock = views_.lock(owner, c.liveness);
+    }
     if ((self || near) && !k.live)
         log_message(log_level::info, "the liveness of rank " + std::to_string(owner) +
                                          "'s registrations cannot be read here: active messages carry RMA "

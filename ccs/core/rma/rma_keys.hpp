@@ -36,6 +36,9 @@ struct remote_key {
     // is mapped, or reaches the owner by a plugin's native RMA on this
     // node, always has one.
     const generation_word *live = nullptr;
+    // Memory of a ccs_mem_alloc block mapped here: the block's accumulate
+    // lock (block_lock.hpp), or null.
+    generation_word *lock = nullptr;
 
     // The owner deregistered or freed what the key names.
     bool ended() const { return live && live->load(std::memory_order_relaxed) != handle; }

@@ -206,10 +206,12 @@ CCS_API ccs_status_t ccs_atomic_sync(ccs_context_t context, int target, int op, 
  * dst = dst op src, element by element, into the target's memory, as
  * Global Arrays' ARMCI_Acc and MPI_Accumulate do. Every element is updated
  * atomically with respect to every other accumulate on it, from any number
- * of processes: the target applies all of them itself, in its progress
- * (this process applies its own at once), in pieces of at most 64 KiB, so
- * a large one is never buffered whole. Put, get, atomics and plain stores
- * to the same elements at the same time are the caller's race. */
+ * of processes: into a node peer's ccs_mem_alloc block mapped here the
+ * caller applies it in place, holding the block's lock; anywhere else the
+ * target applies it in its progress, in pieces of at most 64 KiB (so a
+ * large one is never buffered whole), taking the same lock for a block.
+ * Put, get, atomics and plain stores to the same elements at the same time
+ * are the caller's race. */
 typedef enum ccs_acc_type {
     CCS_ACC_INT32 = 0,
     CCS_ACC_UINT32 = 1,
