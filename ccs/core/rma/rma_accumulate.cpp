@@ -48,11 +48,7 @@ bool rma_engine::try_mapped_accumulate(const rma_request &q) {
     release_fence();  // visible before the completion is
     ++stats_.accumulates;
     stats_.bytes += q.remote.length;
-    if (wants_completion(q.completion)) {
-        // A counter alone moves at once; a callback waits for progress.
-        if (!q.completion->callback) ++q.completion->counter->value;
-        else completions_.push_back({*q.completion, CCS_OK, {}});
-    }
+    complete_now(q.completion);
     return true;
 }
 

@@ -35,11 +35,7 @@ bool rma_engine::try_mapped_atomic(const rma_request &q) {
     store_fetched(q.atomic, reinterpret_cast<void *>(static_cast<uintptr_t>(q.local.address)), old);
     ++stats_.atomics;
     stats_.bytes += q.atomic.width;
-    if (wants_completion(q.completion)) {
-        // A counter alone moves at once; a callback waits for progress.
-        if (!q.completion->callback) ++q.completion->counter->value;
-        else completions_.push_back({*q.completion, CCS_OK, {}});
-    }
+    complete_now(q.completion);
     return true;
 }
 

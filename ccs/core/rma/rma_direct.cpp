@@ -35,13 +35,11 @@ bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, siz
         ++next_token_;
     }
     count_direct(put, length);
-    const bool has_completion = wants_completion(completion);
     if (st == CCS_PLUGIN_OK) {
-        // A counter alone moves at once; a callback waits for progress.
-        if (has_completion && !completion->callback) ++completion->counter->value;
-        else if (has_completion) completions_.push_back({*completion, CCS_OK, {}});
+        complete_now(completion);
         return true;
     }
+    const bool has_completion = wants_completion(completion);
     track_direct(ctx, put, target, local, length, remote, rkey, has_completion ? completion : nullptr, token);
     return true;
 }
@@ -69,11 +67,7 @@ bool rma_engine::try_mapped_layouts(bool put, int target, uint8_t *local, int64_
         dd::copy_layouts(local, local_count, local_dd, at, remote_count, remote_dd);
     }
     count_direct(put, static_cast<size_t>(remote_count * remote_dd.size));
-    if (wants_completion(completion)) {
-        // A counter alone moves at once; a callback waits for progress.
-        if (!completion->callback) ++completion->counter->value;
-        else completions_.push_back({*completion, CCS_OK, {}});
-    }
+    complete_now(completion);
     return true;
 }
 

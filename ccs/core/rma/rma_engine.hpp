@@ -18,6 +18,7 @@
 #include "core/rma/rma_keys.hpp"
 #include "core/rma/rma_operation.hpp"
 #include "core/transport.hpp"
+#include "util/completion.hpp"
 #include "util/fence.hpp"
 #include "util/range.hpp"
 
@@ -239,6 +240,13 @@ private:
         stats_.bytes += length;
     }
     void count_outstanding(uint16_t ctx, int target);
+    // An operation that finished within its call: a counter alone moves at
+    // once; a callback waits for progress.
+    void complete_now(const ccs_completion_t *completion) {
+        if (!wants_completion(completion)) return;
+        if (!completion->callback) ++completion->counter->value;
+        else completions_.push_back({*completion, CCS_OK, {}});
+    }
     // A direct operation the transport started but did not finish: from
     // here on it is an ordinary request.
     [[gnu::noinline]] void track_direct(context &ctx, bool put, int target, void *local, size_t length,
