@@ -40,17 +40,26 @@ ccs_status_t check_accumulate(const char *call, int op, int type, const void *sr
     return CCS_OK;
 }
 
-rma_request accumulate_request(int target, const rma_accumulate &a, const void *src, size_t length,
-                               uint64_t remote_addr, ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    rma_request q;
-    q.kind = rma_kind::accumulate;
-    q.target = target;
-    q.acc = a;
-    q.local = {reinterpret_cast<uintptr_t>(src), length, nullptr, 0};
-    q.remote = {remote_addr, length, nullptr, 0};
-    q.key = rkey;
-    q.completion = completion;
-    return q;
+// ccs_accumulate, and with `sync` ccs_accumulate_sync (completion null).
+ccs_status_t accumulate(const char *call, bool sync, ccs_context_t handle, int target, int op, int type,
+                        const void *src, size_t length, uint64_t remote_addr, ccs_rkey_t rkey, const void *scale,
+                        void *fetched, const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        rma_accumulate a;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        if (st != CCS_OK ||
+            (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK)
+            return st;
+        auto request_with = [&](const ccs_completion_t *c) {
+            rma_request q = contiguous(rma_kind::accumulate, target, src, length, remote_addr, rkey, c);
+            q.acc = a;
+            return q;
+        };
+        if (sync) return start_and_wait(*rt, *ctx, call, request_with);
+        return rt->rma().start(*ctx, request_with(completion));
+    });
 }
 
 }  // namespace
@@ -60,34 +69,14 @@ extern "C" {
 ccs_status_t ccs_accumulate(ccs_context_t handle, int target, int op, int type, const void *src, size_t length,
                             uint64_t remote_addr, ccs_rkey_t rkey, const void *scale, void *fetched,
                             const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        const char *call = "ccs_accumulate";
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        rma_accumulate a;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        if (st != CCS_OK ||
-            (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK)
-            return st;
-        return rt->rma().start(*ctx, accumulate_request(target, a, src, length, remote_addr, rkey, completion));
-    });
+    return accumulate("ccs_accumulate", false, handle, target, op, type, src, length, remote_addr, rkey, scale,
+                      fetched, completion);
 }
 
 ccs_status_t ccs_accumulate_sync(ccs_context_t handle, int target, int op, int type, const void *src, size_t length,
                                  uint64_t remote_addr, ccs_rkey_t rkey, const void *scale, void *fetched) {
-    return guarded([&]() -> ccs_status_t {
-        const char *call = "ccs_accumulate_sync";
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        rma_accumulate a;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        if (st != CCS_OK ||
-            (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK)
-            return st;
-        return start_and_wait(*rt, *ctx, call, [&](const ccs_completion_t *completion) {
-            return accumulate_request(target, a, src, length, remote_addr, rkey, completion);
-        });
-    });
+    return accumulate("ccs_accumulate_sync", true, handle, target, op, type, src, length, remote_addr, rkey, scale,
+                      fetched, nullptr);
 }
 
 }  // extern "C"

@@ -50,17 +50,27 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
     return CCS_OK;
 }
 
-rma_request atomic_request(int target, const rma_atomic &a, uint64_t remote_addr, ccs_rkey_t rkey, void *fetched,
-                           const ccs_completion_t *completion) {
-    rma_request q;
-    q.kind = rma_kind::atomic;
-    q.target = target;
-    q.atomic = a;
-    q.local = {reinterpret_cast<uintptr_t>(fetched), fetched ? a.width : size_t{0}, nullptr, 0};
-    q.remote = {remote_addr, a.width, nullptr, 0};
-    q.key = rkey;
-    q.completion = completion;
-    return q;
+// ccs_atomic, and with `sync` ccs_atomic_sync (completion null).
+ccs_status_t atomic(const char *call, bool sync, ccs_context_t handle, int target, int op, int type,
+                    uint64_t remote_addr, ccs_rkey_t rkey, uint64_t operand, uint64_t compare, void *fetched,
+                    const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        rma_atomic a;
+        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK)
+            return st;
+        // The word there; here, where its old value goes (if anywhere).
+        auto request_with = [&](const ccs_completion_t *c) {
+            rma_request q = contiguous(rma_kind::atomic, target, fetched, fetched ? a.width : 0, remote_addr, rkey, c);
+            q.remote.length = a.width;
+            q.atomic = a;
+            return q;
+        };
+        if (sync) return start_and_wait(*rt, *ctx, call, request_with);
+        return rt->rma().start(*ctx, request_with(completion));
+    });
 }
 
 }  // namespace
@@ -69,32 +79,14 @@ extern "C" {
 
 ccs_status_t ccs_atomic(ccs_context_t handle, int target, int op, int type, uint64_t remote_addr, ccs_rkey_t rkey,
                         uint64_t operand, uint64_t compare, void *fetched, const ccs_completion_t *completion) {
-    return guarded([&]() -> ccs_status_t {
-        const char *call = "ccs_atomic";
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        rma_atomic a;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK)
-            return st;
-        return rt->rma().start(*ctx, atomic_request(target, a, remote_addr, rkey, fetched, completion));
-    });
+    return atomic("ccs_atomic", false, handle, target, op, type, remote_addr, rkey, operand, compare, fetched,
+                  completion);
 }
 
 ccs_status_t ccs_atomic_sync(ccs_context_t handle, int target, int op, int type, uint64_t remote_addr, ccs_rkey_t rkey,
                              uint64_t operand, uint64_t compare, void *fetched) {
-    return guarded([&]() -> ccs_status_t {
-        const char *call = "ccs_atomic_sync";
-        runtime *rt = nullptr;
-        context *ctx = nullptr;
-        rma_atomic a;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
-        if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK)
-            return st;
-        return start_and_wait(*rt, *ctx, call, [&](const ccs_completion_t *completion) {
-            return atomic_request(target, a, remote_addr, rkey, fetched, completion);
-        });
-    });
+    return atomic("ccs_atomic_sync", true, handle, target, op, type, remote_addr, rkey, operand, compare, fetched,
+                  nullptr);
 }
 
 }  // extern "C"

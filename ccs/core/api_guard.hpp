@@ -83,6 +83,20 @@ inline ccs_status_t check_rma(const char *call, ccs_context_t handle, int target
     return CCS_OK;
 }
 
+// A contiguous request, its arguments checked: `length` bytes here and
+// there.
+inline rma_request contiguous(rma_kind kind, int target, const void *local, size_t length, uint64_t remote,
+                              ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    rma_request q;
+    q.kind = kind;
+    q.target = target;
+    q.local = {reinterpret_cast<uintptr_t>(local), length, nullptr, 0};
+    q.remote = {remote, length, nullptr, 0};
+    q.key = rkey;
+    q.completion = completion;
+    return q;
+}
+
 // A synchronous one-sided call, its arguments checked: the request that
 // `request_with(completion)` builds, started with a private counter and
 // waited for; a failure reported with the operation's own detail.

@@ -18,19 +18,6 @@ ccs_status_t ccs::rma_peer_failed(const char *call, int target) {
 
 namespace {
 
-// A contiguous request, its arguments checked.
-rma_request contiguous(rma_kind kind, int target, const void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
-                       const ccs_completion_t *completion) {
-    rma_request q;
-    q.kind = kind;
-    q.target = target;
-    q.local = {reinterpret_cast<uintptr_t>(local), length, nullptr, 0};
-    q.remote = {remote, length, nullptr, 0};
-    q.key = rkey;
-    q.completion = completion;
-    return q;
-}
-
 // Checks a datadesc operation: both sides committed (their objects in
 // local_dd and remote_dd), counts not negative, the same number of bytes
 // (`bytes`, on success). The messages are built only on failure.

@@ -21,17 +21,6 @@
 
 namespace ccs {
 
-ccs_status_t rma_engine::start_accumulate(context &ctx, const rma_request &q) {
-    if (try_mapped_accumulate(q)) return CCS_OK;
-    rma_operation op;
-    op.kind = rma_kind::accumulate;
-    op.target = q.target;
-    op.acc = q.acc;
-    op.local.push(q.local.address, q.local.length);
-    op.remote.push(q.remote.address, q.remote.length);
-    return submit(ctx, std::move(op), q.key, q.completion);
-}
-
 bool rma_engine::try_mapped_accumulate(const rma_request &q) {
     if (q.key.id == 0 || q.target == rank_ || q.remote.length == 0) return false;
     const remote_key *k = keys_.find(q.key.id);

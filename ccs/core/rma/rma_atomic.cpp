@@ -13,17 +13,6 @@
 
 namespace ccs {
 
-ccs_status_t rma_engine::start_atomic(context &ctx, const rma_request &q) {
-    if (try_mapped_atomic(q)) return CCS_OK;
-    rma_operation op;
-    op.kind = rma_kind::atomic;
-    op.target = q.target;
-    op.atomic = q.atomic;
-    op.remote.push(q.remote.address, q.atomic.width);
-    if (q.local.address) op.local.push(q.local.address, q.atomic.width);
-    return submit(ctx, std::move(op), q.key, q.completion);
-}
-
 // The common case inline: an explicit key whose region is mapped here.
 bool rma_engine::try_mapped_atomic(const rma_request &q) {
     if (q.key.id == 0 || q.target == rank_) return false;

@@ -91,8 +91,6 @@ int64_t bytes_of(const rma_side &side) {
     return side.dd ? side.count * side.dd->size : static_cast<int64_t>(side.length);
 }
 
-// An operation of the request's kind, target and notification, with
-// neither lists nor layouts yet.
 // "put of 8 bytes to rank 1", for a failure's detail.
 std::string describe(const rma_operation &op) {
     const char *what = "get of ", *where = " bytes from rank ";
@@ -105,12 +103,15 @@ std::string describe(const rma_operation &op) {
     return what + std::to_string(op.bytes()) + where + std::to_string(op.target);
 }
 
+// An operation of the request's kind, target, notification and atomic or
+// accumulate arguments, with neither lists nor layouts yet.
 rma_operation operation_for(const rma_request &q) {
     rma_operation op;
     op.kind = q.kind;
     op.target = q.target;
     op.after = q.after;
     op.atomic = q.atomic;
+    op.acc = q.acc;
     return op;
 }
 
@@ -125,8 +126,12 @@ rma_operation rma_engine::as_lists(const rma_request &q) {
 }
 
 ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
-    if (q.kind == rma_kind::atomic) return start_atomic(ctx, q);
-    if (q.kind == rma_kind::accumulate) return start_accumulate(ctx, q);
+    // One word, or contiguous elements: inline where the memory is mapped
+    // here, else a request with both sides as lists.
+    if (q.kind == rma_kind::atomic || q.kind == rma_kind::accumulate) {
+        if (q.kind == rma_kind::atomic ? try_mapped_atomic(q) : try_mapped_accumulate(q)) return CCS_OK;
+        return submit(ctx, as_lists(q), q.key, q.completion);
+    }
     const bool put = q.writes_remote();
     auto *local = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(q.local.address));
     if (!q.by_layout()) {

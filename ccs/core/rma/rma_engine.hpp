@@ -172,14 +172,13 @@ private:
     // The request's pieces as lists (datadescs walked).
     static rma_operation as_lists(const rma_request &request);
 
-    // Atomics (rma_atomic.cpp): applied here where the word is mapped (or
-    // is this process's), else at the target in an active message.
-    ccs_status_t start_atomic(context &ctx, const rma_request &q);
+    // Atomics (rma_atomic.cpp): applied here where the word is mapped,
+    // else (this process's own, or a request) in issue.
     bool try_mapped_atomic(const rma_request &q);
-    // Accumulate (rma_accumulate.cpp): applied by the target, in pieces of
-    // at most accumulate_piece bytes, each answered on its own.
+    // Accumulate (rma_accumulate.cpp): in place where a block is mapped
+    // here, else applied by the target, in pieces of at most
+    // accumulate_piece bytes, each answered on its own.
     static constexpr size_t accumulate_piece = 64 << 10;
-    ccs_status_t start_accumulate(context &ctx, const rma_request &q);
     bool try_mapped_accumulate(const rma_request &q);
 
     struct request {
