@@ -43,8 +43,8 @@ ccs_status_t memory_registry::acquire_region(void *addr, size_t length, registra
     }
     const ccs_status_t st = cache_.acquire(addr, length, reg.r);
     if (st == CCS_ERR_INVALID_ARG)
-        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_register: [" + std::to_string(start) + ", +" +
-                                                std::to_string(length) + ") reaches past the end of the address space");
+        return fail(CCS_ERR_INVALID_MEMORY,
+                    "ccs_mem_register: " + describe_range(start, length) + " reaches past the end of the address space");
     if (st == CCS_ERR_INVALID_MEMORY) return fail(st, "ccs_mem_register: " + last_error());
     if (st == CCS_ERR_NO_RESOURCES)
         return fail(st, "ccs_mem_register: registration limit reached with every cached region in use");
@@ -65,8 +65,7 @@ void memory_registry::release_region(const registration &reg) {
 // ENOMEM for unmapped ones. The cache asks only on a miss.
 ccs_status_t memory_registry::check_range(uintptr_t start, uintptr_t end) {
     if (::msync(reinterpret_cast<void *>(start), end - start, MS_ASYNC) != 0 && errno == ENOMEM)
-        return fail(CCS_ERR_INVALID_MEMORY, "[" + std::to_string(start) + ", +" + std::to_string(end - start) +
-                                                ") is not all mapped in this process");
+        return fail(CCS_ERR_INVALID_MEMORY, describe_range(start, end - start) + " is not all mapped in this process");
     return CCS_OK;
 }
 
@@ -303,8 +302,8 @@ ccs_status_t memory_registry::check_access(uint64_t handle, uint64_t addr, uint6
         return fail(CCS_ERR_INVALID_KEY, "registration " + std::to_string(handle) + " of rank " +
                                              std::to_string(rank_) + " has ended (deregistered or freed): the key is stale");
     if (!range_holds(it->second.addr, it->second.length, addr, length))
-        return fail(CCS_ERR_OUT_OF_RANGE, "[" + std::to_string(addr) + ", +" + std::to_string(length) +
-                                              ") is outside registration " + std::to_string(handle));
+        return fail(CCS_ERR_OUT_OF_RANGE, describe_range(addr, length) + " is outside registration " +
+                                              std::to_string(handle));
     return CCS_OK;
 }
 

@@ -7,17 +7,6 @@
 namespace ccs {
 namespace {
 
-// "[address, +length)". Built by appending: GCC 12 at -O3 reports a false
-// -Wrestrict overlap for "[" + std::string (its bug 105329).
-std::string describe_range(uint64_t address, uint64_t length) {
-    std::string out("[");
-    out += std::to_string(address);
-    out += ", +";
-    out += std::to_string(length);
-    out += ")";
-    return out;
-}
-
 void release_part(remote_key &k) {
     if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
 }
