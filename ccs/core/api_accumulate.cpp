@@ -48,7 +48,7 @@ ccs_status_t accumulate(const char *call, bool sync, ccs_context_t handle, int t
         runtime *rt = nullptr;
         context *ctx = nullptr;
         rma_accumulate a;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        ccs_status_t st = check_rma_to(call, handle, target, nullptr, 0, remote_addr, rkey, rt, ctx);
         if (st != CCS_OK ||
             (st = check_accumulate(call, op, type, src, length, remote_addr, scale, fetched, a)) != CCS_OK)
             return st;

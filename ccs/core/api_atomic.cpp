@@ -58,7 +58,7 @@ ccs_status_t atomic(const char *call, bool sync, ccs_context_t handle, int targe
         runtime *rt = nullptr;
         context *ctx = nullptr;
         rma_atomic a;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        ccs_status_t st = check_rma_to(call, handle, target, nullptr, 0, remote_addr, rkey, rt, ctx);
         if (st != CCS_OK || (st = check_atomic(call, op, type, remote_addr, operand, compare, fetched, a)) != CCS_OK)
             return st;
         // The word there; here, where its old value goes (if anywhere).

@@ -83,6 +83,17 @@ inline ccs_status_t check_rma(const char *call, ccs_context_t handle, int target
     return CCS_OK;
 }
 
+// check_rma for a call that names remote memory: with CCS_RKEY_SYMMETRIC
+// `remote` is an address here in a symmetric allocation, and becomes the
+// target's address, `rkey` the target's key.
+inline ccs_status_t check_rma_to(const char *call, ccs_context_t handle, int target, const void *local, size_t length,
+                                 uint64_t &remote, ccs_rkey_t &rkey, runtime *&rt, context *&ctx) {
+    const ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+    if (st != CCS_OK || rkey.id != CCS_RKEY_SYMMETRIC.id) [[likely]]
+        return st;
+    return rt->symmetric().resolve(call, target, remote, rkey);
+}
+
 // A contiguous request, its arguments checked: `length` bytes here and
 // there.
 inline rma_request contiguous(rma_kind kind, int target, const void *local, size_t length, uint64_t remote,

@@ -52,7 +52,7 @@ ccs_status_t put_or_get_layouts(const char *call, rma_kind kind, ccs_context_t h
         context *ctx = nullptr;
         int64_t bytes = 0;
         const ccs_datadesc_s *local_dd = nullptr, *remote_dd = nullptr;
-        ccs_status_t st = check_rma(call, handle, target, nullptr, 0, rt, ctx);
+        ccs_status_t st = check_rma_to(call, handle, target, nullptr, 0, remote, rkey, rt, ctx);
         if (st != CCS_OK || (st = check_layouts(call, local, local_count, local_handle, remote_count, remote_handle,
                                                 bytes, local_dd, remote_dd)) != CCS_OK)
             return st;
@@ -74,7 +74,7 @@ ccs_status_t with_notify(const char *call, rma_kind kind, ccs_context_t handle, 
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
-        ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+        ccs_status_t st = check_rma_to(call, handle, target, local, length, remote, rkey, rt, ctx);
         if (st != CCS_OK || (st = check_handler_args(call, handler_id, args, nargs)) != CCS_OK) return st;
         rma_request q = contiguous(kind, target, local, length, remote, rkey, completion);
         q.after.wanted = true;
@@ -94,8 +94,12 @@ ccs_status_t with_notify(const char *call, rma_kind kind, ccs_context_t handle, 
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
-        const ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+        const bool symmetric = rkey.id == CCS_RKEY_SYMMETRIC.id;
+        const ccs_status_t st = check_rma_to(call, handle, target, local, length, remote, rkey, rt, ctx);
         if (st != CCS_OK) return st;
+        // A symmetric address resolved to a mapped key takes the inline path.
+        if (symmetric && rt->rma().try_mapped(kind == rma_kind::put, target, local, length, remote, rkey, completion))
+            return CCS_OK;
         return rt->rma().start(*ctx, contiguous(kind, target, local, length, remote, rkey, completion));
     });
 }
@@ -106,7 +110,7 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
-        const ccs_status_t st = check_rma(call, handle, target, local, length, rt, ctx);
+        const ccs_status_t st = check_rma_to(call, handle, target, local, length, remote, rkey, rt, ctx);
         if (st != CCS_OK) return st;
         return start_and_wait(*rt, *ctx, call, [&](const ccs_completion_t *completion) {
             return contiguous(kind, target, local, length, remote, rkey, completion);

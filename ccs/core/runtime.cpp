@@ -91,7 +91,7 @@ ccs_status_t runtime::release() {
 // a bad value fails ccs_init with nothing to undo.
 ccs_status_t runtime::read_settings(settings &out) {
     param_declare_core();
-    std::string error, emulate, expose;
+    std::string error, emulate, expose, symmetric;
     log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
@@ -99,8 +99,10 @@ ccs_status_t runtime::read_settings(settings &out) {
         !wait_gap_param(out.wait_gap, error) ||
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
         !param_size("CCS_RMA_LAYOUT_PIECE", "bytes", INT64_MAX, out.rma_layout_piece, error) ||
-        !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error))
+        !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error) ||
+        !param_choice("CCS_SYMMETRIC_ADDRESS", {"same", "offset"}, symmetric, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
+    out.symmetric_same_address = symmetric == "same";
     out.rma_emulate = emulate == "1";
     out.expose_all = expose == "all";
     return CCS_OK;
@@ -137,6 +139,8 @@ ccs_status_t runtime::install_subsystems() {
     barrier_ = std::make_unique<coll::barrier>(*am_, rank_, size_, [this] { progress(); });
     ccs_status_t st = barrier_->install(*internal_handlers_);
     if (st != CCS_OK) return st;
+    allgather_ = std::make_unique<coll::allgather>(*am_, rank_, size_, [this] { progress(); });
+    if ((st = allgather_->install(*internal_handlers_)) != CCS_OK) return st;
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
     memory_ = std::make_unique<memory_registry>(all, rank_, settings_.max_unused, wired_.secret);
@@ -161,6 +165,7 @@ void runtime::stop() {
     // (and, through the internal context, to the barrier).
     wired_.transports.clear();
     am_.reset();
+    allgather_.reset();
     barrier_.reset();
     boot_.reset();
 }

@@ -4,12 +4,14 @@
 #pragma once
 
 #include "core/am/am_engine.hpp"
+#include "core/coll/allgather.hpp"
 #include "core/coll/barrier.hpp"
 #include "core/internal_handlers.hpp"
 #include "core/bootstrap/bootstrap.hpp"
 #include "context.hpp"
 #include "core/memory/memory_registry.hpp"
 #include "core/rma/rma_engine.hpp"
+#include "core/rma/symmetric_blocks.hpp"
 #include "util/backoff.hpp"
 #include "util/poll_gap.hpp"
 #include "util/tick_clock.hpp"
@@ -40,6 +42,8 @@ public:
     am_engine &am() { return *am_; }
     rma_engine &rma() { return *rma_; }
     memory_registry &memory() { return *memory_; }
+    symmetric_blocks &symmetric() { return symmetric_; }
+    bool symmetric_same_address() const { return settings_.symmetric_same_address; }
     // Inside a handler or a completion callback of any engine.
     bool in_callback() const { return am_->in_callback() || (rma_ && rma_->in_callback()); }
 
@@ -89,6 +93,8 @@ public:
     // The barrier over all processes (coll/barrier.hpp); also ORs `flags`
     // over all processes into *all_flags.
     ccs_status_t barrier(uint64_t flags = 0, uint64_t *all_flags = nullptr) { return barrier_->run(flags, all_flags); }
+    // Every process's blob in rank order (coll/allgather.hpp).
+    ccs_status_t allgather(const blob &mine, std::vector<blob> &all) { return allgather_->run(mine, all); }
     // Collective. `local` is this process's verdict on the arguments: every
     // process takes part even when its own arguments are bad, so a mistake
     // on one process fails the call everywhere instead of hanging the rest.
@@ -114,6 +120,7 @@ private:
         bool rma_emulate = false;                     // CCS_RMA_EMULATE
         size_t rma_layout_piece = 0;                  // CCS_RMA_LAYOUT_PIECE
         bool expose_all = false;                      // CCS_RMA_EXPOSE
+        bool symmetric_same_address = true;           // CCS_SYMMETRIC_ADDRESS
     };
     static ccs_status_t read_settings(settings &out);
 
@@ -134,6 +141,8 @@ private:
     std::unique_ptr<memory_registry> memory_;
     std::unique_ptr<internal_handlers> internal_handlers_;
     std::unique_ptr<coll::barrier> barrier_;
+    std::unique_ptr<coll::allgather> allgather_;
+    symmetric_blocks symmetric_;
     std::unique_ptr<rma_engine> rma_;
     wireup_result wired_;
     backoff backoff_;

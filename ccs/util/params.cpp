@@ -96,6 +96,9 @@ void param_declare_core() {
              "the target unpacking or packing its side; also, whatever the pieces, where RMA is emulated (0: never)");
     remember("CCS_RMA_EXPOSE", "registered",
              "what implicit-key requests may reach: registered (memory this process registered) or all");
+    remember("CCS_SYMMETRIC_ADDRESS", "same",
+             "where ccs_mem_alloc_symmetric places each process's part: same (one address in every process where "
+             "the address space allows, else offsets) or offset (wherever each process maps it)");
     remember("CCS_WAIT_GAP_NS", "80",
              "ns between polls of ccs_wait_until once a wait has lasted 200 ns (pause instructions; 0: none)");
     remember("CCS_BOOTSTRAP_TIMEOUT", "300",

@@ -147,9 +147,21 @@ void memory_registry::drop(std::unordered_map<uint64_t, registration>::iterator 
 }
 
 ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &out) {
+    return allocate_at("ccs_mem_alloc", length, {}, addr, out, nullptr);
+}
+
+ccs_status_t memory_registry::allocate_symmetric(size_t length, const placement &where, void *&addr, ccs_mem_t &out,
+                                                 bool &placed) {
+    const ccs_status_t st = allocate_at("ccs_mem_alloc_symmetric", length, where, addr, out, &placed);
+    if (st == CCS_OK) handles_.at(out.id).symmetric = true;
+    return st;
+}
+
+ccs_status_t memory_registry::allocate_at(const char *call, size_t length, const placement &where, void *&addr,
+                                          ccs_mem_t &out, bool *placed) {
     // Whole pages, so the registration's page-rounded region lies inside.
     const size_t page = cache_.page_size();
-    if (length > SIZE_MAX - page) return fail(CCS_ERR_NO_MEMORY, "ccs_mem_alloc: length too large");
+    if (length > SIZE_MAX - page) return fail(CCS_ERR_NO_MEMORY, std::string(call) + ": length too large");
     const size_t rounded = (length + page - 1) / page * page;
     // The file is sparse, so any size maps; pages the node cannot back
     // would only fault later, inside some put. Refuse them now.
@@ -158,12 +170,12 @@ ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &ou
         const unsigned long long backing =
             (static_cast<unsigned long long>(si.totalram) + si.totalswap) * (si.mem_unit ? si.mem_unit : 1);
         if (rounded > backing)
-            return fail(CCS_ERR_NO_RESOURCES, "ccs_mem_alloc: " + std::to_string(length) +
+            return fail(CCS_ERR_NO_RESOURCES, std::string(call) + ": " + std::to_string(length) +
                                                   " bytes is more than this node's memory and swap (" +
                                                   std::to_string(backing) + " bytes) can ever back");
     }
     shared_allocation a;
-    ccs_status_t st = shared_allocation_create(rounded ? rounded : page, a);
+    ccs_status_t st = shared_allocation_create(rounded ? rounded : page, a, where, placed);
     if (st != CCS_OK) return st;
     // The block's own region (the whole file), which no other merges with.
     auto r = std::make_unique<region>();
@@ -173,7 +185,7 @@ ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &ou
     r->findable = false;
     if ((st = mem_reg(*r)) != CCS_OK) {
         shared_allocation_destroy(a.addr);
-        return st == CCS_ERR_NO_RESOURCES ? fail(st, "ccs_mem_alloc: a transport's registration limit is reached")
+        return st == CCS_ERR_NO_RESOURCES ? fail(st, std::string(call) + ": a transport's registration limit is reached")
                                           : st;
     }
     region *block = r.get();
@@ -192,22 +204,37 @@ ccs_status_t memory_registry::allocate(size_t length, void *&addr, ccs_mem_t &ou
     return CCS_OK;
 }
 
-ccs_status_t memory_registry::free_allocation(ccs_mem_t mem) {
-    auto it = handles_.find(mem.id);
+ccs_status_t memory_registry::check_free(ccs_mem_t mem, bool symmetric) const {
+    const std::string call = symmetric ? "ccs_mem_free_symmetric: " : "ccs_mem_free: ";
+    const auto it = handles_.find(mem.id);
     if (it == handles_.end())
-        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: handle " + std::to_string(mem.id) +
+        return fail(CCS_ERR_INVALID_MEMORY, call + "handle " + std::to_string(mem.id) +
                                                 " was never allocated or is already freed");
     const uintptr_t addr = it->second.addr;
     const shared_allocation *a = shared_allocation_find(addr, 1);
     if (!it->second.allocated || !a || a->addr != addr)
-        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: handle " + std::to_string(mem.id) +
+        return fail(CCS_ERR_INVALID_MEMORY, call + "handle " + std::to_string(mem.id) +
                                                 " was registered, not allocated (use ccs_mem_deregister)");
-    const size_t length = a->length;
+    if (it->second.symmetric != symmetric)
+        return fail(CCS_ERR_INVALID_MEMORY,
+                    call + "handle " + std::to_string(mem.id) +
+                        (symmetric ? " came from ccs_mem_alloc (use ccs_mem_free)"
+                                   : " came from ccs_mem_alloc_symmetric, which every process frees together "
+                                     "with ccs_mem_free_symmetric"));
     const auto block = blocks_.find(addr);
     if (block != blocks_.end() && block->second->refs > 1)
-        return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_free: " + std::to_string(block->second->refs - 1) +
+        return fail(CCS_ERR_INVALID_MEMORY, call + std::to_string(block->second->refs - 1) +
                                                 " registration(s) made with ccs_mem_register inside the block are "
                                                 "still live; deregister them first");
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::free_allocation(ccs_mem_t mem, bool symmetric) {
+    const ccs_status_t st = check_free(mem, symmetric);
+    if (st != CCS_OK) return st;
+    auto it = handles_.find(mem.id);
+    const uintptr_t addr = it->second.addr;
+    const size_t length = shared_allocation_find(addr, 1)->length;
     drop(it);
     block_locks_.erase(addr);
     // The pages go away: nothing cached may stand for them any more.

@@ -11,6 +11,7 @@
 #include "core/memory/generation_table.hpp"
 #include "core/memory/key_format.hpp"
 #include "core/memory/registration_cache.hpp"
+#include "core/memory/shared_allocation.hpp"
 #include "core/transport.hpp"
 
 #include <ccs/rma.h>
@@ -35,9 +36,15 @@ public:
     // ccs_mem_deregister: refuses a handle from ccs_mem_alloc, whose pages
     // only ccs_mem_free unmaps.
     ccs_status_t deregister(ccs_mem_t mem);
-    // ccs_mem_alloc / ccs_mem_free: shareable memory, registered.
+    // ccs_mem_alloc / ccs_mem_free: shareable memory, registered. A block
+    // of a symmetric allocation is placed as `where` asks (`placed`: it
+    // lies there) and ended by free_allocation with `symmetric` only: the
+    // `call` names the public call for messages.
     ccs_status_t allocate(size_t length, void *&addr, ccs_mem_t &out);
-    ccs_status_t free_allocation(ccs_mem_t mem);
+    ccs_status_t allocate_symmetric(size_t length, const placement &where, void *&addr, ccs_mem_t &out, bool &placed);
+    ccs_status_t free_allocation(ccs_mem_t mem, bool symmetric = false);
+    // Whether free_allocation would end `mem`: its refusal, or CCS_OK.
+    ccs_status_t check_free(ccs_mem_t mem, bool symmetric) const;
     ccs_status_t pack_key(ccs_mem_t mem, void *buffer, size_t *length);
 
     // The registration covering [addr, addr + length): a handle id, or 0.
@@ -81,7 +88,10 @@ private:
         uint32_t lock_slot = 0;  // in a block: the block's registration's slot (its lock)
         std::vector<int> implicit_holders;  // ranks we sent an implicit key for it
         bool allocated = false;             // by ccs_mem_alloc: only ccs_mem_free ends it
+        bool symmetric = false;             // by ccs_mem_alloc_symmetric: only ccs_mem_free_symmetric
     };
+    ccs_status_t allocate_at(const char *call, size_t length, const placement &where, void *&addr, ccs_mem_t &out,
+                             bool *placed);
     ccs_status_t pack(const registration &reg, std::vector<uint8_t> &out) const;
     // The region for [addr, addr + length) (length > 0): a block's own
     // where the range lies inside one, else the cache's.

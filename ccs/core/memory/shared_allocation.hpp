@@ -15,11 +15,22 @@ struct shared_allocation {
     uint64_t id = 0;  // unique in this process, never reused
     int fd = -1;
     uintptr_t addr = 0;
-    size_t length = 0;
+    size_t length = 0;    // the file's, all mapped from addr
+    size_t reserved = 0;  // address space held from addr (>= length; the rest inaccessible)
 };
 
-// Each returns CCS_OK or an error with ccs_last_error set.
-ccs_status_t shared_allocation_create(size_t length, shared_allocation &out);
+// Where to map a new allocation: anywhere (at 0), or at `at` if that
+// address space is free, with `reserve` bytes held from there so that the
+// same range is free in every process of a symmetric allocation.
+struct placement {
+    uintptr_t at = 0;
+    size_t reserve = 0;
+};
+
+// Each returns CCS_OK or an error with ccs_last_error set. `placed`: the
+// allocation starts at where.at (always true without one).
+ccs_status_t shared_allocation_create(size_t length, shared_allocation &out, const placement &where = {},
+                                      bool *placed = nullptr);
 // The allocation starting at addr; false if there is none.
 bool shared_allocation_destroy(uintptr_t addr);
 // The allocation holding all of [addr, addr + length), or null.

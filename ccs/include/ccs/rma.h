@@ -40,10 +40,16 @@ typedef struct ccs_rkey {
     uint64_t id;
 } ccs_rkey_t;
 
+/* CCS_RKEY_SYMMETRIC: remote_addr is an address in this process's part of
+ * a symmetric allocation (ccs_mem_alloc_symmetric, below); the operation
+ * reaches the same offset in the target's part. No key is ever issued
+ * with this value. */
 #ifdef __cplusplus
 #define CCS_RKEY_IMPLICIT (ccs_rkey_t{0})
+#define CCS_RKEY_SYMMETRIC (ccs_rkey_t{0xffffffff00000000ull})
 #else
 #define CCS_RKEY_IMPLICIT ((ccs_rkey_t){0})
+#define CCS_RKEY_SYMMETRIC ((ccs_rkey_t){0xffffffff00000000ull})
 #endif
 
 /* Makes [addr, addr + length) reachable by other processes' put and get.
@@ -69,6 +75,47 @@ CCS_API ccs_status_t ccs_mem_alloc(size_t length, void **addr, ccs_mem_t *mem);
  * CCS_ERR_INVALID_MEMORY while a ccs_mem_register registration inside the
  * block is still live: deregister it first. */
 CCS_API ccs_status_t ccs_mem_free(ccs_mem_t mem);
+
+/* ------------------------------------------------ symmetric allocation
+ * Collective over all processes of the job, as OpenSHMEM's shmem_malloc
+ * and ARMCI_Malloc: each process allocates its part (`length` may differ
+ * between processes, 0 too), shareable and registered as by
+ * ccs_mem_alloc, and every process's key is exchanged once. Every part
+ * starts at the same virtual address where every process could map it
+ * there (the usual case: the address space is free at the address rank 0
+ * chose); otherwise, or with CCS_SYMMETRIC_ADDRESS=offset, each part lies
+ * where its process mapped it and the same offset names the same
+ * location. Either way put, get, atomics and accumulate take the address
+ * of the location in the caller's own part with CCS_RKEY_SYMMETRIC:
+ *
+ *   double *x;                                   // on every process
+ *   ccs_mem_alloc_symmetric(n * sizeof *x, (void **)&x, &mem);
+ *   ccs_put(ctx, peer, src, 8, (uint64_t)&x[i], CCS_RKEY_SYMMETRIC, NULL);
+ *
+ * Each part is addressable up to the longest part's length (accesses
+ * beyond the target's own part are CCS_ERR_OUT_OF_RANGE). Every process
+ * must call it, in the same order as the other collective calls; a process
+ * whose arguments are bad, or that cannot allocate, fails the call on
+ * every process (each with the reason) and nothing stays allocated.
+ * CCS_ERR_PEER_FAILED when a process failed. */
+CCS_API ccs_status_t ccs_mem_alloc_symmetric(size_t length, void **addr, ccs_mem_t *mem);
+/* Collective: every process frees its part of the same allocation. Finish
+ * the operations on it first (ccs_fence); it returns once every process
+ * has called it, and the parts are gone everywhere. CCS_ERR_INVALID_MEMORY
+ * on every process when any process passes a handle that is not a
+ * symmetric allocation's, or not the same one (nothing is freed then). */
+CCS_API ccs_status_t ccs_mem_free_symmetric(ccs_mem_t mem);
+/* Whether every part of the symmetric allocation `mem` starts at the same
+ * address (*same_address 1), and the span every part is addressable to. */
+CCS_API ccs_status_t ccs_mem_symmetric_query(ccs_mem_t mem, int *same_address, size_t *span);
+/* The address in `rank`'s part that `local` (an address in this process's
+ * part) names, e.g. for an ARMCI_Malloc pointer table.
+ * CCS_ERR_NOT_REGISTERED where `local` is in no symmetric allocation. */
+CCS_API ccs_status_t ccs_mem_symmetric_address(const void *local, int rank, uint64_t *remote);
+/* As ccs_rkey_ptr for `length` bytes of `rank`'s part at the offset of
+ * `local` (OpenSHMEM's shmem_ptr): on this node the parts are shared, so
+ * node peers' parts are mapped here where the transport maps memory. */
+CCS_API ccs_status_t ccs_mem_symmetric_ptr(const void *local, int rank, size_t length, void **ptr);
 
 /* Whether implicit-key requests from other processes may reach memory this
  * process never registered (it is then registered on demand). Off by

@@ -1,0 +1,250 @@
+// C entry points of symmetric allocation (ccs/rma.h): the collective steps
+// that place every process's part and hand every key out once, and the
+// translations of an address here into another process's part.
+#include "api_guard.hpp"
+#include "util/range.hpp"
+
+#include <ccs/rma.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace ccs;
+
+namespace {
+
+void put_word(blob &b, uint64_t v) {
+    const auto *p = reinterpret_cast<const uint8_t *>(&v);
+    b.insert(b.end(), p, p + 8);
+}
+// The word at `at` of a blob that holds it (checked by the step's reader).
+uint64_t word_at(const blob &b, size_t at) {
+    uint64_t v = 0;
+    std::memcpy(&v, b.data() + at, 8);
+    return v;
+}
+
+// One step of a collective call: every process sends its verdict (`mine`,
+// and `why` when it is not CCS_OK) with `payload`, and receives the
+// others'. Every process returns the same status: the lowest failing
+// rank's, with its reason; on CCS_OK `all[r]` is rank r's payload, at least
+// `payload_words` words long.
+ccs_status_t step(runtime &rt, const char *call, ccs_status_t mine, const std::string &why, const blob &payload,
+                  size_t payload_words, std::vector<blob> &all) {
+    blob b;
+    put_word(b, static_cast<uint64_t>(mine));
+    put_word(b, why.size());
+    b.insert(b.end(), why.begin(), why.end());
+    b.insert(b.end(), payload.begin(), payload.end());
+    const ccs_status_t st = rt.allgather(b, all);
+    if (st != CCS_OK) return fail(st, std::string(call) + ": " + last_error());
+    for (size_t r = 0; r < all.size(); ++r) {
+        const blob &got = all[r];
+        const uint64_t status = got.size() >= 16 ? word_at(got, 0) : uint64_t{CCS_ERR_INTERNAL};
+        const uint64_t text = got.size() >= 16 ? word_at(got, 8) : 0;
+        if (got.size() < 16 || text > got.size() - 16 || got.size() - 16 - text < payload_words * 8)
+            return fail(CCS_ERR_INTERNAL, std::string(call) + ": rank " + std::to_string(r) + " sent a malformed step");
+        if (status != CCS_OK)
+            return fail(static_cast<ccs_status_t>(status),
+                        std::string(call) + ": rank " + std::to_string(r) + ": " +
+                            std::string(reinterpret_cast<const char *>(got.data() + 16), text));
+    }
+    for (blob &got : all) got.erase(got.begin(), got.begin() + 16 + static_cast<std::ptrdiff_t>(word_at(got, 8)));
+    return CCS_OK;
+}
+
+void release_keys(runtime &rt, const std::vector<ccs_rkey_t> &keys) {
+    for (ccs_rkey_t k : keys)
+        if (k.id != 0) rt.rma().release_key(k);
+}
+
+// Frees this process's part after a step failed everywhere.
+ccs_status_t undo(runtime &rt, ccs_mem_t mem, ccs_status_t st) {
+    const std::string why = last_error();
+    if (mem.id != 0) rt.memory().free_allocation(mem, true);
+    return fail(st, why);
+}
+
+uint64_t next_serial = 1;  // the same sequence in every process: allocations are collective
+
+ccs_status_t alloc_symmetric(runtime &rt, size_t length, void **addr, ccs_mem_t *mem) {
+    const char *call = "ccs_mem_alloc_symmetric";
+    const bool same = rt.symmetric_same_address();
+    std::vector<blob> all;
+    // 1: the lengths, so every part reserves the longest one's span.
+    blob mine;
+    put_word(mine, length);
+    ccs_status_t st = step(rt, call, addr && mem ? CCS_OK : CCS_ERR_INVALID_ARG, "addr or mem is NULL", mine, 1, all);
+    if (st != CCS_OK) return st;
+    const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    uint64_t longest = 0;
+    for (const blob &b : all) longest = std::max(longest, word_at(b, 0));
+    if (longest > SIZE_MAX - page)
+        return fail(CCS_ERR_NO_MEMORY, std::string(call) + ": a part of " + std::to_string(longest) + " bytes is too large");
+    placement where{0, std::max<size_t>(page, (longest + page - 1) / page * page)};
+    // 2: rank 0 places its part where the kernel finds room, and tells.
+    void *part = nullptr;
+    ccs_mem_t m{0};
+    bool placed = true;
+    st = rt.rank() == 0 ? rt.memory().allocate_symmetric(length, where, part, m, placed) : CCS_OK;
+    mine.clear();
+    put_word(mine, reinterpret_cast<uintptr_t>(part));
+    if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 1, all)) != CCS_OK) return undo(rt, m, st);
+    // 3: the others place theirs at the same address if it is free there;
+    // every part's place, length and key go to all.
+    if (same) where.at = word_at(all[0], 0);
+    if (rt.rank() != 0) st = rt.memory().allocate_symmetric(length, where, part, m, placed);
+    blob key;
+    if (st == CCS_OK) {
+        size_t key_length = 0;
+        st = rt.memory().pack_key(m, nullptr, &key_length);
+        key.resize(key_length);
+        if (st == CCS_OK) st = rt.memory().pack_key(m, key.data(), &key_length);
+    }
+    mine.clear();
+    put_word(mine, placed ? 1 : 0);
+    put_word(mine, reinterpret_cast<uintptr_t>(part));
+    put_word(mine, length);
+    mine.insert(mine.end(), key.begin(), key.end());
+    if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 3, all)) != CCS_OK) return undo(rt, m, st);
+    // 4: every key unpacked everywhere, or none kept.
+    symmetric_block b;
+    b.mem = m.id;
+    b.serial = next_serial++;
+    b.base = reinterpret_cast<uintptr_t>(part);
+    b.span = where.reserve;
+    b.same_address = true;
+    std::string why;
+    for (int r = 0; r < rt.size() && st == CCS_OK; ++r) {
+        const blob &got = all[static_cast<size_t>(r)];
+        b.same_address = b.same_address && word_at(got, 0) == 1 && word_at(got, 8) == b.base;
+        b.bases.push_back(word_at(got, 8));
+        b.lengths.push_back(word_at(got, 16));
+        b.keys.push_back({0});
+        st = rt.rma().unpack_key(r, got.data() + 24, got.size() - 24, b.keys.back());
+        if (st != CCS_OK) why = "the key of rank " + std::to_string(r) + ": " + last_error();
+    }
+    if ((st = step(rt, call, st, why, {}, 0, all)) != CCS_OK) {
+        release_keys(rt, b.keys);
+        return undo(rt, m, st);
+    }
+    *addr = part;
+    *mem = m;
+    rt.symmetric().add(std::move(b));
+    return CCS_OK;
+}
+
+ccs_status_t free_symmetric(runtime &rt, ccs_mem_t mem) {
+    const char *call = "ccs_mem_free_symmetric";
+    const symmetric_block *b = rt.symmetric().by_mem(mem.id);
+    ccs_status_t st = rt.memory().check_free(mem, true);
+    std::string why = st == CCS_OK ? "" : last_error();
+    if (st == CCS_OK && !b) {
+        st = CCS_ERR_INVALID_MEMORY;
+        why = "handle " + std::to_string(mem.id) + " is no symmetric allocation's";
+    }
+    blob mine;
+    put_word(mine, b ? b->serial : 0);
+    std::vector<blob> all;
+    if ((st = step(rt, call, st, why, mine, 1, all)) != CCS_OK) return st;
+    for (size_t r = 0; r < all.size(); ++r)
+        if (word_at(all[r], 0) != b->serial)
+            return fail(CCS_ERR_INVALID_MEMORY, std::string(call) + ": rank " + std::to_string(r) +
+                                                    " passed another symmetric allocation than rank 0");
+    release_keys(rt, b->keys);
+    rt.symmetric().remove(b->base);
+    return rt.memory().free_allocation(mem, true);
+}
+
+// The running runtime, not inside a handler: the collective calls block.
+runtime *collective_start(ccs_status_t &st, const char *call) {
+    runtime *rt = running(st, call);
+    if (rt && (st = check_not_in_callback(*rt, call)) != CCS_OK) return nullptr;
+    return rt;
+}
+
+// `local`'s block, for the calls that translate: null with the error set.
+const symmetric_block *block_of(runtime &rt, const char *call, const void *local, int rank, ccs_status_t &st) {
+    if (rank < 0 || rank >= rt.size()) {
+        st = fail(CCS_ERR_INVALID_RANK, std::string(call) + ": rank " + std::to_string(rank) + " is outside [0, " +
+                                            std::to_string(rt.size()) + ")");
+        return nullptr;
+    }
+    uint64_t remote = reinterpret_cast<uintptr_t>(local);
+    ccs_rkey_t key{0};
+    st = rt.symmetric().resolve(call, rank, remote, key);
+    return st == CCS_OK ? rt.symmetric().holding(reinterpret_cast<uintptr_t>(local)) : nullptr;
+}
+
+}  // namespace
+
+ccs_status_t symmetric_blocks::outside(const char *call, uint64_t remote) {
+    return fail(CCS_ERR_NOT_REGISTERED, std::string(call) + ": address " + std::to_string(remote) +
+                                            " lies in no symmetric allocation of this process (CCS_RKEY_SYMMETRIC)");
+}
+
+extern "C" {
+
+ccs_status_t ccs_mem_alloc_symmetric(size_t length, void **addr, ccs_mem_t *mem) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = collective_start(st, "ccs_mem_alloc_symmetric");
+        return rt ? alloc_symmetric(*rt, length, addr, mem) : st;
+    });
+}
+
+ccs_status_t ccs_mem_free_symmetric(ccs_mem_t mem) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = collective_start(st, "ccs_mem_free_symmetric");
+        return rt ? free_symmetric(*rt, mem) : st;
+    });
+}
+
+ccs_status_t ccs_mem_symmetric_query(ccs_mem_t mem, int *same_address, size_t *span) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_mem_symmetric_query");
+        if (!rt) return st;
+        const symmetric_block *b = rt->symmetric().by_mem(mem.id);
+        if (!b)
+            return fail(CCS_ERR_INVALID_MEMORY, "ccs_mem_symmetric_query: handle " + std::to_string(mem.id) +
+                                                    " is no symmetric allocation's");
+        if (same_address) *same_address = b->same_address ? 1 : 0;
+        if (span) *span = b->span;
+        return CCS_OK;
+    });
+}
+
+ccs_status_t ccs_mem_symmetric_address(const void *local, int rank, uint64_t *remote) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_mem_symmetric_address");
+        if (!rt) return st;
+        if (!remote) return fail(CCS_ERR_INVALID_ARG, "ccs_mem_symmetric_address: remote is NULL");
+        const symmetric_block *b = block_of(*rt, "ccs_mem_symmetric_address", local, rank, st);
+        if (!b) return st;
+        *remote = b->bases[static_cast<size_t>(rank)] + (reinterpret_cast<uintptr_t>(local) - b->base);
+        return CCS_OK;
+    });
+}
+
+ccs_status_t ccs_mem_symmetric_ptr(const void *local, int rank, size_t length, void **ptr) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_mem_symmetric_ptr");
+        if (!rt) return st;
+        if (!ptr) return fail(CCS_ERR_INVALID_ARG, "ccs_mem_symmetric_ptr: ptr is NULL");
+        *ptr = nullptr;
+        const symmetric_block *b = block_of(*rt, "ccs_mem_symmetric_ptr", local, rank, st);
+        if (!b) return st;
+        const uint64_t remote = b->bases[static_cast<size_t>(rank)] + (reinterpret_cast<uintptr_t>(local) - b->base);
+        return rt->rma().mapped_address(b->keys[static_cast<size_t>(rank)], remote, length, *ptr);
+    });
+}
+
+}  // extern "C"
