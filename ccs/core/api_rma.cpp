@@ -104,6 +104,29 @@ ccs_status_t with_notify(const char *call, rma_kind kind, ccs_context_t handle, 
     });
 }
 
+// ccs_put_indexed, and with `sync` ccs_put_indexed_sync (completion null).
+ccs_status_t put_indexed(const char *call, bool sync, ccs_context_t handle, int target, const void *src,
+                         size_t length, uint64_t pointer, uint64_t limit, ccs_rkey_t rkey, uint64_t *placed,
+                         const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        const ccs_status_t st = check_rma_to(call, handle, target, src, length, pointer, rkey, rt, ctx);
+        if (st != CCS_OK) return st;
+        if (pointer % 8 != 0)
+            return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": the pointer's address " + std::to_string(pointer) +
+                                                 " is not aligned to 8 bytes");
+        auto request_with = [&](const ccs_completion_t *c) {
+            rma_request q = contiguous(rma_kind::indexed_put, target, src, length, pointer, rkey, c);
+            q.remote.length = 8;
+            q.indexed = {limit, placed};
+            return q;
+        };
+        if (sync) return start_and_wait(*rt, *ctx, call, request_with);
+        return rt->rma().start(*ctx, request_with(completion));
+    });
+}
+
 // ccs_put_sync and ccs_get_sync: the same with a private counter, waited for.
 ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t handle, int target, void *local,
                              size_t length, uint64_t remote, ccs_rkey_t rkey) {
@@ -306,6 +329,18 @@ ccs_status_t ccs_get_notify(ccs_context_t handle, int target, void *dst, size_t 
                             const ccs_completion_t *completion) {
     return with_notify("ccs_get_notify", rma_kind::get, handle, target, dst, length, remote_addr, rkey, handler_id,
                        args, nargs, completion);
+}
+
+ccs_status_t ccs_put_indexed(ccs_context_t handle, int target, const void *src, size_t length, uint64_t pointer_addr,
+                             uint64_t limit, ccs_rkey_t rkey, uint64_t *placed, const ccs_completion_t *completion) {
+    return put_indexed("ccs_put_indexed", false, handle, target, src, length, pointer_addr, limit, rkey, placed,
+                       completion);
+}
+
+ccs_status_t ccs_put_indexed_sync(ccs_context_t handle, int target, const void *src, size_t length,
+                                  uint64_t pointer_addr, uint64_t limit, ccs_rkey_t rkey, uint64_t *placed) {
+    return put_indexed("ccs_put_indexed_sync", true, handle, target, src, length, pointer_addr, limit, rkey, placed,
+                       nullptr);
 }
 
 ccs_status_t ccs_fence(ccs_context_t handle, int target) {

@@ -269,6 +269,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rma.atomics", rma_->stats().atomics},
         {"rma.atomics_at_target", rma_->stats().atomics_at_target},
         {"rma.accumulates", rma_->stats().accumulates},
+        {"rma.indexed_puts", rma_->stats().indexed_puts},
         {"rma.native", rma_->stats().native},
         {"rma.emulated", rma_->stats().emulated},
         {"rma.by_layout", rma_->stats().by_layout},

@@ -46,6 +46,8 @@ ccs_status_t rma_engine::install(internal_handlers &handlers, std::function<void
     set(atomic_request, &rma_engine::on_atomic_request);
     set(accumulate_request, &rma_engine::on_accumulate_request);
     set(accumulate_reply, &rma_engine::on_accumulate_reply);
+    set(indexed_request, &rma_engine::on_indexed_request);
+    set(indexed_reply, &rma_engine::on_indexed_reply);
     memory_.on_revoke = [this](int holder, uint64_t handle) { revoke(holder, handle); };
     return CCS_OK;
 }

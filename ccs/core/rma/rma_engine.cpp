@@ -98,6 +98,8 @@ std::string describe(const rma_operation &op) {
     case rma_kind::put: what = "put of ", where = " bytes to rank "; break;
     case rma_kind::atomic: what = "atomic on ", where = " bytes of rank "; break;
     case rma_kind::accumulate: what = "accumulate of ", where = " bytes into rank "; break;
+    case rma_kind::indexed_put:
+        return "indexed put of " + std::to_string(op.local.bytes()) + " bytes to rank " + std::to_string(op.target);
     case rma_kind::get: break;
     }
     return what + std::to_string(op.bytes()) + where + std::to_string(op.target);
@@ -112,6 +114,7 @@ rma_operation operation_for(const rma_request &q) {
     op.after = q.after;
     op.atomic = q.atomic;
     op.acc = q.acc;
+    op.indexed = q.indexed;
     return op;
 }
 
@@ -131,6 +134,15 @@ ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
     if (q.kind == rma_kind::atomic || q.kind == rma_kind::accumulate) {
         if (q.kind == rma_kind::atomic ? try_mapped_atomic(q) : try_mapped_accumulate(q)) return CCS_OK;
         return submit(ctx, as_lists(q), q.key, q.completion);
+    }
+    if (q.kind == rma_kind::indexed_put) {
+        ccs_status_t st = CCS_OK;
+        if (try_mapped_indexed(q, st)) return st;
+        // The pointer word there; the source here.
+        rma_operation op = operation_for(q);
+        op.remote.push(q.remote.address, 8);
+        op.local.push(q.local.address, q.local.length);
+        return submit(ctx, std::move(op), q.key, q.completion);
     }
     const bool put = q.writes_remote();
     auto *local = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(q.local.address));
@@ -210,6 +222,7 @@ ccs_status_t rma_engine::submit(context &ctx, rma_operation &&op, ccs_rkey_t han
     case rma_kind::get: ++stats_.gets; break;
     case rma_kind::atomic: ++stats_.atomics; break;
     case rma_kind::accumulate: ++stats_.accumulates; break;
+    case rma_kind::indexed_put: ++stats_.indexed_puts; break;
     }
     count_outstanding(r.ctx, target);
     stats_.bytes += bytes;
@@ -280,6 +293,8 @@ void rma_engine::issue(request &r, const remote_key *known) {
             apply_accumulate(op.acc, reinterpret_cast<uint8_t *>(op.remote.data()[0].address),
                              reinterpret_cast<const uint8_t *>(op.local.data()[0].address), op.remote.bytes(),
                              static_cast<uint8_t *>(op.acc.fetched));
+        } else if (op.kind == rma_kind::indexed_put) {
+            return issue_indexed(r);
         } else if (op.writes_remote())
             copy_segments(op.remote.data(), op.remote.size(), op.local.data(), op.local.size());
         else copy_segments(op.local.data(), op.local.size(), op.remote.data(), op.remote.size());
@@ -297,6 +312,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
     if (k.ended()) return finish(r, CCS_ERR_INVALID_KEY, ended_message(k));
     if (op.kind == rma_kind::atomic) return issue_atomic(r);
     if (op.kind == rma_kind::accumulate) return issue_accumulate(r);
+    if (op.kind == rma_kind::indexed_put) return issue_indexed(r);
     if (op.whole) return issue_layouts(r);
     if (emulate(op.target, op.writes_remote())) return issue_emulated(r);
     if (!k.plugin_key) return issue_emulated(r);  // the owner's key has no part for this transport

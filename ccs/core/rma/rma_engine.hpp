@@ -39,6 +39,7 @@ struct rma_stats {
     uint64_t atomics = 0;
     uint64_t atomics_at_target = 0;  // of those, carried out by the target (not mapped here)
     uint64_t accumulates = 0;
+    uint64_t indexed_puts = 0;
     uint64_t native = 0;          // carried by a transport's put/get
     uint64_t emulated = 0;        // carried in active messages
     uint64_t by_layout = 0;       // of those, datadesc operations the target unpacked or packed
@@ -180,6 +181,10 @@ private:
     // accumulate_piece bytes, each answered on its own.
     static constexpr size_t accumulate_piece = 64 << 10;
     bool try_mapped_accumulate(const rma_request &q);
+    // Indexed put (rma_indexed_put.cpp): the pointer advanced and the data
+    // copied here where the region is mapped, else by the target.
+    // `status` is the refusal when the queue is full (true: done or refused).
+    bool try_mapped_indexed(const rma_request &q, ccs_status_t &status);
 
     struct request {
         uint64_t token = 0;
@@ -202,6 +207,13 @@ private:
     void issue_emulated(request &r);
     void issue_atomic(request &r);
     void issue_accumulate(request &r);
+    void issue_indexed(request &r);
+    // Appends `length` bytes of `data` at this process's queue whose
+    // pointer is at `pointer`, reached through registration `handle` (0:
+    // any registered memory, this process's own implicit key); the old
+    // pointer in `old`. Refuses, changing nothing, what does not fit.
+    ccs_status_t append_here(uint64_t handle, uint64_t pointer, const void *data, uint64_t length, uint64_t limit,
+                             uint64_t &old);
     // The owner's registration the request's key names, which the target
     // checks (rma_am.cpp).
     uint64_t key_handle(const request &r) const {
@@ -267,6 +279,8 @@ private:
         atomic_request,
         accumulate_request,
         accumulate_reply,
+        indexed_request,
+        indexed_reply,
         handler_count
     };
     static void on_put_request(const ccs_am_message_t *m, void *self);
@@ -276,6 +290,8 @@ private:
     static void on_atomic_request(const ccs_am_message_t *m, void *self);
     static void on_accumulate_request(const ccs_am_message_t *m, void *self);
     static void on_accumulate_reply(const ccs_am_message_t *m, void *self);
+    static void on_indexed_request(const ccs_am_message_t *m, void *self);
+    static void on_indexed_reply(const ccs_am_message_t *m, void *self);
     static void on_reply(const ccs_am_message_t *m, void *self);
     static void on_key_request(const ccs_am_message_t *m, void *self);
     static void on_key_reply(const ccs_am_message_t *m, void *self);

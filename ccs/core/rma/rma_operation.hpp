@@ -24,6 +24,16 @@ enum class rma_kind : uint8_t {
     atomic,      // one word changed at the target (rma_atomic); the old value
                  // read into ours where the local side has a piece
     accumulate,  // the target combines ours into its memory (rma_accumulate)
+    indexed_put, // ours appended where a pointer word of the target points,
+                 // the pointer advanced (rma_indexed); the remote side is
+                 // the pointer word
+};
+
+// An indexed put's arguments: the queue's end, and where the address the
+// data went to is stored (or null).
+struct rma_indexed {
+    uint64_t limit = 0;
+    uint64_t *placed = nullptr;
 };
 
 // (address, length) pieces, merged where they touch.
@@ -70,7 +80,8 @@ struct rma_request {
     rma_atomic atomic;  // kind atomic: the remote side is the word, the
                         // local side where the old value goes (or empty)
     rma_accumulate acc;  // kind accumulate: the local side is the source
-    bool writes_remote() const { return kind == rma_kind::put || kind == rma_kind::accumulate; }
+    rma_indexed indexed;  // kind indexed_put: the local side is the source
+    bool writes_remote() const { return kind != rma_kind::get && kind != rma_kind::atomic; }
     bool by_layout() const { return local.dd != nullptr; }
 };
 
@@ -94,8 +105,9 @@ struct rma_operation {
     rma_notify after;
     rma_atomic atomic;   // kind atomic only
     rma_accumulate acc;  // kind accumulate only
+    rma_indexed indexed;  // kind indexed_put only
     std::optional<rma_layouts> whole;
-    bool writes_remote() const { return kind == rma_kind::put || kind == rma_kind::accumulate; }
+    bool writes_remote() const { return kind != rma_kind::get && kind != rma_kind::atomic; }
     size_t bytes() const { return whole ? whole->bytes() : remote.bytes(); }
 };
 

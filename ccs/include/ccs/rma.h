@@ -208,6 +208,28 @@ CCS_API ccs_status_t ccs_get_notify(ccs_context_t context, int target, void *dst
                                     uint64_t remote_addr, ccs_rkey_t rkey, uint16_t handler_id,
                                     const uint64_t *args, size_t nargs, const ccs_completion_t *completion);
 
+/* The indexed put, a remote queue append: the 64-bit word at pointer_addr
+ * of `target` holds an address there; it is advanced by `length` and the
+ * `length` bytes at src go where it pointed, as one operation, so any
+ * number of concurrent appenders (and ccs_atomic on the word) never lose
+ * or overlap an element. `placed`, if not NULL, receives the address the
+ * data went to by the time the completion runs. An append that would pass
+ * `limit` (the queue's end, exclusive) or the key's region changes
+ * nothing and fails with CCS_ERR_OUT_OF_RANGE ("the queue is full"),
+ * from the call where the target's memory is mapped here, else in the
+ * completion. The word moves before the data lands: a reader of the
+ * queue learns that an element is complete by other means (a flag in the
+ * element, a notification, a barrier). The pointer and the queue are
+ * reached through one `rkey` (or CCS_RKEY_IMPLICIT, CCS_RKEY_SYMMETRIC);
+ * pointer_addr must be aligned to 8 bytes. Without a completion src is
+ * reusable on return. */
+CCS_API ccs_status_t ccs_put_indexed(ccs_context_t context, int target, const void *src, size_t length,
+                                     uint64_t pointer_addr, uint64_t limit, ccs_rkey_t rkey, uint64_t *placed,
+                                     const ccs_completion_t *completion);
+/* The same, returning once the data has landed (and *placed is written). */
+CCS_API ccs_status_t ccs_put_indexed_sync(ccs_context_t context, int target, const void *src, size_t length,
+                                          uint64_t pointer_addr, uint64_t limit, ccs_rkey_t rkey, uint64_t *placed);
+
 /* ------------------------------------------------------------ atomics
  * One 32- or 64-bit integer word at the target (`type` a ccs_int_type_t,
  * below; signed and unsigned differ only in which operands fit, and
