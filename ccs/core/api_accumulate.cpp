@@ -2,6 +2,7 @@
 // then one request to the RMA engine (rma/rma_accumulate.cpp).
 #include "api_guard.hpp"
 
+#include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
 #include <cstring>
@@ -62,6 +63,38 @@ ccs_status_t accumulate(const char *call, bool sync, ccs_context_t handle, int t
     });
 }
 
+// ccs_accumulate_datadesc: the layouts checked as for put; that each piece
+// holds whole elements, the engine checks as it lists them.
+ccs_status_t accumulate_layouts(const char *call, ccs_context_t handle, int target, int op, int type, const void *src,
+                                int64_t src_count, ccs_datadesc_t src_dd, uint64_t remote_addr, int64_t dst_count,
+                                ccs_datadesc_t dst_dd, ccs_rkey_t rkey, const void *scale, void *fetched,
+                                const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        context *ctx = nullptr;
+        int64_t bytes = 0;
+        const ccs_datadesc_s *local_dd = nullptr, *remote_dd = nullptr;
+        rma_accumulate a;
+        ccs_status_t st = check_rma_to(call, handle, target, nullptr, 0, remote_addr, rkey, rt, ctx);
+        if (st != CCS_OK ||
+            (st = check_layouts(call, src, src_count, src_dd, dst_count, dst_dd, bytes, local_dd, remote_dd)) !=
+                CCS_OK ||
+            (st = check_accumulate(call, op, type, src, static_cast<size_t>(bytes), 0, scale, fetched, a)) !=
+                CCS_OK)
+            return st;
+        rma_request q;
+        q.kind = rma_kind::accumulate;
+        q.target = target;
+        q.local = {reinterpret_cast<uintptr_t>(src), static_cast<size_t>(bytes), local_dd, src_count};
+        q.remote = {remote_addr, static_cast<size_t>(bytes), remote_dd, dst_count};
+        q.key = rkey;
+        q.completion = completion;
+        q.acc = a;
+        st = rt->rma().start(*ctx, q);
+        return st == CCS_ERR_INVALID_ARG ? fail(st, std::string(call) + ": " + last_error()) : st;
+    });
+}
+
 }  // namespace
 
 extern "C" {
@@ -77,6 +110,14 @@ ccs_status_t ccs_accumulate_sync(ccs_context_t handle, int target, int op, int t
                                  uint64_t remote_addr, ccs_rkey_t rkey, const void *scale, void *fetched) {
     return accumulate("ccs_accumulate_sync", true, handle, target, op, type, src, length, remote_addr, rkey, scale,
                       fetched, nullptr);
+}
+
+ccs_status_t ccs_accumulate_datadesc(ccs_context_t handle, int target, int op, int type, const void *src,
+                                     int64_t src_count, ccs_datadesc_t src_dd, uint64_t remote_addr, int64_t dst_count,
+                                     ccs_datadesc_t dst_dd, ccs_rkey_t rkey, const void *scale, void *fetched,
+                                     const ccs_completion_t *completion) {
+    return accumulate_layouts("ccs_accumulate_datadesc", handle, target, op, type, src, src_count, src_dd,
+                              remote_addr, dst_count, dst_dd, rkey, scale, fetched, completion);
 }
 
 }  // extern "C"

@@ -94,6 +94,13 @@ inline ccs_status_t check_rma_to(const char *call, ccs_context_t handle, int tar
     return rt->symmetric().resolve(call, target, remote, rkey);
 }
 
+// Checks a datadesc operation: both sides committed (their objects in
+// local_dd and remote_dd), counts not negative, the same number of bytes
+// (`bytes`, on success). The messages are built only on failure.
+ccs_status_t check_layouts(const char *call, const void *local, int64_t local_count, ccs_datadesc_t local_handle,
+                           int64_t remote_count, ccs_datadesc_t remote_handle, int64_t &bytes,
+                           const ccs_datadesc_s *&local_dd, const ccs_datadesc_s *&remote_dd);
+
 // A contiguous request, its arguments checked: `length` bytes here and
 // there.
 inline rma_request contiguous(rma_kind kind, int target, const void *local, size_t length, uint64_t remote,

@@ -16,14 +16,9 @@ ccs_status_t ccs::rma_peer_failed(const char *call, int target) {
     return fail(CCS_ERR_PEER_FAILED, std::string(call) + ": rank " + std::to_string(target) + " has failed");
 }
 
-namespace {
-
-// Checks a datadesc operation: both sides committed (their objects in
-// local_dd and remote_dd), counts not negative, the same number of bytes
-// (`bytes`, on success). The messages are built only on failure.
-ccs_status_t check_layouts(const char *call, const void *local, int64_t local_count, ccs_datadesc_t local_handle,
-                           int64_t remote_count, ccs_datadesc_t remote_handle, int64_t &bytes,
-                           const ccs_datadesc_s *&local_dd, const ccs_datadesc_s *&remote_dd) {
+ccs_status_t ccs::check_layouts(const char *call, const void *local, int64_t local_count, ccs_datadesc_t local_handle,
+                                int64_t remote_count, ccs_datadesc_t remote_handle, int64_t &bytes,
+                                const ccs_datadesc_s *&local_dd, const ccs_datadesc_s *&remote_dd) {
     ccs_datadesc_s *l = nullptr, *r = nullptr;
     ccs_status_t st = dd::check_handle(local_handle, call, true, l);
     if (st != CCS_OK || (st = dd::check_handle(remote_handle, call, true, r)) != CCS_OK) return st;
@@ -41,6 +36,8 @@ ccs_status_t check_layouts(const char *call, const void *local, int64_t local_co
     if (bytes > 0 && !local) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": local buffer is NULL");
     return CCS_OK;
 }
+
+namespace {
 
 // ccs_put_datadesc and ccs_get_datadesc: the engine chooses the way
 // (layout to layout into mapped memory, whole in active messages, lists).

@@ -5,6 +5,7 @@
 #include "harness.hpp"
 #include "rma_window.hpp"
 
+#include <ccs/datadesc.h>
 #include <ccs/rma.h>
 
 #include <complex>
@@ -168,5 +169,157 @@ TEST(AccumulateBadInput, RefusedAndNothingChanged) {
     EXPECT_EQ(now, before);
     CCS_EXPECT_OK(ccs_barrier());
     for (double d : unregistered) EXPECT_EQ(d, 0.0);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+namespace {
+
+// A committed datadesc, freed at the end of the scope.
+struct layout {
+    layout() = default;
+    layout(const layout &) = delete;
+    layout &operator=(const layout &) = delete;
+    ~layout() {
+        if (dd) {
+            EXPECT_EQ(ccs_datadesc_free(&dd), CCS_OK);
+        }
+    }
+    ccs_datadesc_t commit() {
+        EXPECT_EQ(ccs_datadesc_commit(dd), CCS_OK) << ccs_last_error();
+        return dd;
+    }
+    ccs_datadesc_t dd = nullptr;
+};
+
+// `count` blocks of `block` 8-byte elements, `stride` elements apart.
+void strided_words(layout &out, layout &word, int64_t count, int64_t block, int64_t stride) {
+    if (!word.dd) {
+        EXPECT_EQ(ccs_datadesc_contiguous(8, CCS_BYTE, &word.dd), CCS_OK);
+        word.commit();
+    }
+    EXPECT_EQ(ccs_datadesc_vector(count, block, stride, word.dd, &out.dd), CCS_OK);
+    out.commit();
+}
+
+}  // namespace
+
+// Every rank accumulates through its own strided layout into overlapping
+// elements of rank 0, from a strided source, repeatedly and at once: small
+// ones (a few pieces) and one of 20000 pieces (many messages, each listing
+// its pieces). Integers and integral doubles come out exactly as the model.
+TEST_P(Accumulate, EveryRankIntoOverlappingLayoutsIsExact) {
+    scoped_context ctx("accumulate-layouts");
+    window w(GetParam());
+    const int64_t stride = 2 + rank() % 3, block = 1 + rank() % 2;
+    const int64_t small_count = 50, large_count = 20000;
+    layout word, small_to, large_to, from;
+    strided_words(small_to, word, small_count, block, stride);
+    strided_words(large_to, word, large_count, 1, 2);
+    // The source: one word every three, as many as asked for.
+    CCS_ASSERT_OK(ccs_datadesc_resized(word.dd, 0, 24, &from.dd));
+    from.commit();
+    const int64_t small_words = small_count * block;
+    std::vector<int64_t> ints(3 * static_cast<size_t>(large_count), 0);
+    std::vector<double> doubles(ints.size(), 0);
+    for (size_t i = 0; i < ints.size(); i += 3) {
+        ints[i] = rank() + 1;
+        doubles[i] = rank() + 1;
+    }
+    const uint64_t ints_at = w.slot(0, 0), doubles_at = w.slot(0, 0) + 2 * 8 * static_cast<uint64_t>(large_count);
+    constexpr int rounds = 5;
+    ccs_counter_t counter;
+    CCS_EXPECT_OK(ccs_counter_init(&counter));
+    const ccs_completion_t done{nullptr, nullptr, &counter};
+    for (int r = 0; r < rounds; ++r) {
+        CCS_EXPECT_OK(ccs_accumulate_datadesc(ctx, 0, CCS_ACC_SUM, CCS_ACC_INT64, ints.data(), small_words, from.dd,
+                                              ints_at, 1, small_to.dd, w.key(0), nullptr, nullptr, &done));
+        CCS_EXPECT_OK(ccs_accumulate_datadesc(ctx, 0, CCS_ACC_SUM, CCS_ACC_DOUBLE, doubles.data(), large_count,
+                                              from.dd, doubles_at, 1, large_to.dd, w.key(0), nullptr, nullptr, &done));
+    }
+    CCS_EXPECT_OK(ccs_counter_wait(&counter, 2 * rounds));
+    CCS_EXPECT_OK(ccs_barrier());
+    if (rank() == 0) {
+        std::vector<int64_t> want_ints(static_cast<size_t>(large_count) * 2, 0);
+        for (int r = 0; r < size(); ++r) {
+            const int64_t s = 2 + r % 3, b = 1 + r % 2;
+            for (int64_t c = 0; c < small_count; ++c)
+                for (int64_t e = 0; e < b; ++e) want_ints[static_cast<size_t>(c * s + e)] += rounds * (r + 1);
+        }
+        const auto *got_ints = reinterpret_cast<const int64_t *>(ints_at);
+        for (size_t i = 0; i < want_ints.size(); ++i) ASSERT_EQ(got_ints[i], want_ints[i]) << i;
+        const double all = rounds * size() * (size() + 1) / 2.0;
+        const auto *got = reinterpret_cast<const double *>(doubles_at);
+        for (size_t i = 0; i < static_cast<size_t>(2 * large_count); ++i)
+            ASSERT_EQ(got[i], i % 2 ? 0.0 : all) << i;
+    }
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+// Get-accumulate between layouts: the old values arrive contiguously, in
+// stream order.
+TEST_P(Accumulate, LayoutsFetchTheOldValuesInStreamOrder) {
+    scoped_context ctx("accumulate-layouts-fetch");
+    window w(GetParam());
+    constexpr int64_t count = 9000;  // 72 KiB of data: two messages
+    layout word, to;
+    strided_words(to, word, count, 1, 2);
+    std::vector<int64_t> initial(2 * count), src(count), fetched(count, -1), now(2 * count);
+    for (size_t i = 0; i < initial.size(); ++i) initial[i] = static_cast<int64_t>(i) * 10 + rank();
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int64_t>(i);
+    const uint64_t at = w.slot(right(), rank());
+    CCS_ASSERT_OK(ccs_put_sync(ctx, right(), initial.data(), initial.size() * 8, at, w.key(right())));
+    ccs_counter_t counter;
+    CCS_EXPECT_OK(ccs_counter_init(&counter));
+    const ccs_completion_t done{nullptr, nullptr, &counter};
+    CCS_ASSERT_OK(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_REPLACE, CCS_ACC_INT64, src.data(), count * 8,
+                                          CCS_BYTE, at, 1, to.dd, w.key(right()), nullptr, fetched.data(), &done));
+    CCS_ASSERT_OK(ccs_counter_wait(&counter, 1));
+    CCS_ASSERT_OK(ccs_get_sync(ctx, right(), now.data(), now.size() * 8, at, w.key(right())));
+    for (size_t i = 0; i < static_cast<size_t>(count); ++i) {
+        ASSERT_EQ(fetched[i], initial[2 * i]) << i;
+        ASSERT_EQ(now[2 * i], src[i]) << i;
+        ASSERT_EQ(now[2 * i + 1], initial[2 * i + 1]) << i;
+    }
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+// Pieces that are not whole elements, or target pieces not aligned for
+// them, are refused before anything moves.
+TEST(AccumulateBadInput, LayoutPiecesMustHoldWholeAlignedElements) {
+    scoped_context ctx("accumulate-layouts-bad");
+    window w;
+    const uint64_t at = w.slot(right(), rank());
+    const std::vector<double> before(16, 2.5);
+    CCS_ASSERT_OK(ccs_put_sync(ctx, right(), before.data(), before.size() * 8, at, w.key(right())));
+    const std::vector<double> src(16, 1.0);
+    layout twelve, shifted;
+    // Four 12-byte pieces 16 bytes apart; four 8-byte pieces at byte 4 of
+    // each 16.
+    CCS_ASSERT_OK(ccs_datadesc_hvector(4, 12, 16, CCS_BYTE, &twelve.dd));
+    twelve.commit();
+    const int64_t lengths[4] = {8, 8, 8, 8}, offsets[4] = {4, 20, 36, 52};
+    CCS_ASSERT_OK(ccs_datadesc_hindexed(4, lengths, offsets, CCS_BYTE, &shifted.dd));
+    shifted.commit();
+    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_INT32, src.data(), 48, CCS_BYTE, at, 1,
+                                      twelve.dd, w.key(right()), nullptr, nullptr, nullptr),
+              CCS_OK)
+        << "12-byte pieces are whole 4-byte elements: " << ccs_last_error();
+    CCS_ASSERT_OK(ccs_fence(ctx, right()));
+    CCS_ASSERT_OK(ccs_put_sync(ctx, right(), before.data(), before.size() * 8, at, w.key(right())));
+    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 48, CCS_BYTE, at, 1,
+                                      twelve.dd, w.key(right()), nullptr, nullptr, nullptr),
+              CCS_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(ccs_last_error()).find("not whole 8-byte elements"), std::string::npos) << ccs_last_error();
+    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 1, twelve.dd, at, 48,
+                                      CCS_BYTE, w.key(right()), nullptr, nullptr, nullptr),
+              CCS_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(ccs_last_error()).find("local layout"), std::string::npos) << ccs_last_error();
+    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 32, CCS_BYTE, at, 1,
+                                      shifted.dd, w.key(right()), nullptr, nullptr, nullptr),
+              CCS_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(ccs_last_error()).find("not aligned to 8 bytes"), std::string::npos) << ccs_last_error();
+    std::vector<double> now(16);
+    CCS_EXPECT_OK(ccs_get_sync(ctx, right(), now.data(), now.size() * 8, at, w.key(right())));
+    EXPECT_EQ(now, before);
     CCS_EXPECT_OK(ccs_barrier());
 }

@@ -91,6 +91,28 @@ int64_t bytes_of(const rma_side &side) {
     return side.dd ? side.count * side.dd->size : static_cast<int64_t>(side.length);
 }
 
+// An accumulate between layouts: every piece of both sides holds whole
+// elements (the remote ones aligned for them), or the error saying which
+// does not.
+ccs_status_t check_whole_elements(const rma_operation &op) {
+    const size_t element = acc_element_size(op.acc.type), align = acc_alignment(op.acc.type);
+    const auto check = [&](const segment_list &list, const char *side, bool aligned) {
+        for (size_t i = 0; i < list.size(); ++i) {
+            const ccs_plugin_remote_v1_t &p = list.data()[i];
+            if (p.length % element == 0 && (!aligned || p.address % align == 0)) continue;
+            return fail(CCS_ERR_INVALID_ARG, std::string("a piece of the ") + side + " layout, " +
+                                                 describe_range(p.address, p.length) + ", " +
+                                                 (p.length % element ? "is not whole " + std::to_string(element) +
+                                                                           "-byte elements"
+                                                                     : "is not aligned to " + std::to_string(align) +
+                                                                           " bytes"));
+        }
+        return CCS_OK;
+    };
+    const ccs_status_t st = check(op.local, "local", false);
+    return st != CCS_OK ? st : check(op.remote, "remote", true);
+}
+
 // "put of 8 bytes to rank 1", for a failure's detail.
 std::string describe(const rma_operation &op) {
     const char *what = "get of ", *where = " bytes from rank ";
@@ -131,9 +153,18 @@ rma_operation rma_engine::as_lists(const rma_request &q) {
 ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
     // One word, or contiguous elements: inline where the memory is mapped
     // here, else a request with both sides as lists.
-    if (q.kind == rma_kind::atomic || q.kind == rma_kind::accumulate) {
-        if (q.kind == rma_kind::atomic ? try_mapped_atomic(q) : try_mapped_accumulate(q)) return CCS_OK;
+    if (q.kind == rma_kind::atomic) {
+        if (try_mapped_atomic(q)) return CCS_OK;
         return submit(ctx, as_lists(q), q.key, q.completion);
+    }
+    if (q.kind == rma_kind::accumulate) {
+        rma_operation op = as_lists(q);
+        if (q.by_layout()) {
+            const ccs_status_t st = check_whole_elements(op);
+            if (st != CCS_OK) return st;
+        }
+        if (try_mapped_accumulate(q, op)) return CCS_OK;
+        return submit(ctx, std::move(op), q.key, q.completion);
     }
     if (q.kind == rma_kind::indexed_put) {
         ccs_status_t st = CCS_OK;
@@ -249,11 +280,18 @@ ccs_status_t rma_engine::submit(context &ctx, rma_operation &&op, ccs_rkey_t han
     // (A put sent whole packed its source into the message already.)
     const bool wait =
         r.op.kind == rma_kind::put && !r.has_completion && r.copy.empty() && !r.op.whole && r.at == stage::in_flight;
+    const bool wait_sent = r.op.kind == rma_kind::accumulate && !r.has_completion && r.copy.empty() &&
+                           r.at == stage::in_flight && r.sent < bytes;
     requests_.emplace(token, std::move(r));
     // A put without completion returns with its source reusable: wait for
-    // one a transport still reads from.
+    // one a transport still reads from, and for an accumulate's last
+    // message to be sent.
     if (wait)
         while (requests_.count(token)) wait_progress_();
+    if (wait_sent)
+        for (auto it = requests_.find(token); it != requests_.end() && it->second.sent < bytes;
+             it = requests_.find(token))
+            wait_progress_();
     return CCS_OK;
 }
 
@@ -289,10 +327,7 @@ void rma_engine::issue(request &r, const remote_key *known) {
             const uint64_t old = apply_atomic(op.atomic, reinterpret_cast<void *>(op.remote.data()[0].address));
             if (op.local.size() > 0) store_fetched(op.atomic, reinterpret_cast<void *>(op.local.data()[0].address), old);
         } else if (op.kind == rma_kind::accumulate) {
-            const block_lock_guard hold(memory_.block_lock(op.remote.data()[0].address, op.remote.bytes()));
-            apply_accumulate(op.acc, reinterpret_cast<uint8_t *>(op.remote.data()[0].address),
-                             reinterpret_cast<const uint8_t *>(op.local.data()[0].address), op.remote.bytes(),
-                             static_cast<uint8_t *>(op.acc.fetched));
+            return accumulate_here(r);
         } else if (op.kind == rma_kind::indexed_put) {
             return issue_indexed(r);
         } else if (op.writes_remote())

@@ -177,10 +177,12 @@ private:
     // else (this process's own, or a request) in issue.
     bool try_mapped_atomic(const rma_request &q);
     // Accumulate (rma_accumulate.cpp): in place where a block is mapped
-    // here, else applied by the target, in pieces of at most
-    // accumulate_piece bytes, each answered on its own.
+    // here, else applied by the target, in messages of at most
+    // accumulate_piece bytes of data, each answered on its own, at most
+    // accumulate_window of them unanswered. `op`: the request as lists.
     static constexpr size_t accumulate_piece = 64 << 10;
-    bool try_mapped_accumulate(const rma_request &q);
+    static constexpr uint32_t accumulate_window = 4;
+    bool try_mapped_accumulate(const rma_request &q, const rma_operation &op);
     // Indexed put (rma_indexed_put.cpp): the pointer advanced and the data
     // copied here where the region is mapped, else by the target.
     // `status` is the refusal when the queue is full (true: done or refused).
@@ -197,7 +199,9 @@ private:
         stage at = stage::ready;
         // Hull of the remote segments, for bounds checks and key requests.
         uint64_t lo = 0, hi = 0;
-        uint32_t parts = 0;  // accumulate: pieces not answered yet
+        uint32_t parts = 0;  // accumulate: messages not answered yet
+        uint64_t sent = 0;   // accumulate: stream bytes sent so far
+        list_cursor to, from;  // accumulate: where the next message starts on each side
     };
     // Keeps a put's source when the caller will reuse it before it went.
     void keep_source(request &r);
@@ -207,6 +211,11 @@ private:
     void issue_emulated(request &r);
     void issue_atomic(request &r);
     void issue_accumulate(request &r);
+    // Sends the accumulate's next messages, as many as the window allows;
+    // false when a send failed (then `r` is finished).
+    bool send_accumulate_pieces(request &r);
+    // An accumulate into this process's own memory.
+    void accumulate_here(request &r);
     void issue_indexed(request &r);
     // Appends `length` bytes of `data` at this process's queue whose
     // pointer is at `pointer`, reached through registration `handle` (0:
@@ -322,6 +331,9 @@ private:
     std::vector<std::vector<uint64_t>> outstanding_;
     int depth_ = 0;
     rma_stats stats_;
+    // One accumulate message's target pieces and gathered bytes, reused.
+    std::vector<uint64_t> accumulate_head_;
+    std::vector<uint8_t> accumulate_scratch_;
 };
 
 }  // namespace ccs

@@ -10,6 +10,7 @@
 #include <ccs/plugin/ccs_plugin_v1.h>
 #include <ccs/rma.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -48,6 +49,33 @@ private:
     ccs_plugin_remote_v1_t one_{0, 0};
     std::vector<ccs_plugin_remote_v1_t> more_;
     size_t count_ = 0, bytes_ = 0;
+};
+
+// A position in a segment_list, walking it in stream order a part at a
+// time (the pieces of a large accumulate).
+struct list_cursor {
+    size_t index = 0, offset = 0;
+    // Calls fn(address, length) for the next pieces, `bytes` in all, until
+    // fn returns false (after the piece it was called for).
+    template <typename Fn>
+    void take(const segment_list &list, size_t bytes, Fn fn) {
+        while (bytes > 0 && index < list.size()) {
+            const ccs_plugin_remote_v1_t &seg = list.data()[index];
+            const size_t n = std::min<size_t>(bytes, seg.length - offset);
+            const bool more = fn(seg.address + offset, n);
+            bytes -= n;
+            if ((offset += n) == seg.length) ++index, offset = 0;
+            if (!more) return;
+        }
+    }
+    // Whether the next `bytes` lie in one piece; if so `at` is where, and
+    // they are taken.
+    bool within_one(const segment_list &list, size_t bytes, const uint8_t *&at) {
+        if (index >= list.size() || list.data()[index].length - offset < bytes) return false;
+        at = reinterpret_cast<const uint8_t *>(static_cast<uintptr_t>(list.data()[index].address + offset));
+        take(list, bytes, [](uint64_t, size_t) { return true; });
+        return true;
+    }
 };
 
 // The runtime's handler to run at the target once the data moved

@@ -308,8 +308,7 @@ typedef enum ccs_acc_op {
  * completion src is reusable on return. Errors as ccs_put's, and
  * CCS_ERR_INVALID_ARG for an unknown op or type, MIN or MAX on complex
  * numbers, a length that is not whole elements, a misaligned address, or
- * a scale with another op; nothing is changed then. Contiguous only: the
- * datadesc forms are not built yet. */
+ * a scale with another op; nothing is changed then. */
 CCS_API ccs_status_t ccs_accumulate(ccs_context_t context, int target, int op, int type, const void *src,
                                     size_t length, uint64_t remote_addr, ccs_rkey_t rkey, const void *scale,
                                     void *fetched, const ccs_completion_t *completion);
@@ -317,6 +316,19 @@ CCS_API ccs_status_t ccs_accumulate(ccs_context_t context, int target, int op, i
 CCS_API ccs_status_t ccs_accumulate_sync(ccs_context_t context, int target, int op, int type, const void *src,
                                          size_t length, uint64_t remote_addr, ccs_rkey_t rkey, const void *scale,
                                          void *fetched);
+
+/* The noncontiguous form: `src_count` elements of the committed datadesc
+ * src_dd at src into `dst_count` elements of dst_dd laid out from
+ * remote_addr in the target, in stream order as ccs_put_datadesc (both
+ * sides the same number of bytes). The datadescs stay byte layouts: every
+ * contiguous piece of either side must hold whole elements of `type`, and
+ * the target's pieces must be aligned for them, else CCS_ERR_INVALID_ARG
+ * naming the piece (nothing changed). `fetched`, if not NULL, receives the
+ * old values contiguously, in stream order. */
+CCS_API ccs_status_t ccs_accumulate_datadesc(ccs_context_t context, int target, int op, int type, const void *src,
+                                             int64_t src_count, ccs_datadesc_t src_dd, uint64_t remote_addr,
+                                             int64_t dst_count, ccs_datadesc_t dst_dd, ccs_rkey_t rkey,
+                                             const void *scale, void *fetched, const ccs_completion_t *completion);
 
 /* Completes every RMA operation this context issued to `target` (or to
  * anyone) before the call, their callbacks and counters included. ccs_fence_global is collective: when it returns
