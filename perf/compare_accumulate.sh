@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Accumulate of doubles (sum), 8 B to 4 MiB, into a node peer: CCS's
-# ccs_accumulate_sync (accumulate/<bytes> in ccs_perf_rma, ccs_mem_alloc
+# ccs_accumulate_sync (accumulate/<bytes>/0 in ccs_perf_rma, ccs_mem_alloc
 # window) against MPI_Accumulate + MPI_Win_flush with Debian's Open MPI and
 # MPICH (perf/mpi_accumulate.c, MPI_Win_allocate window), one process per
 # CPU, the three taking turns each round. Prints microseconds per
@@ -25,7 +25,7 @@ for round in $(seq "$rounds"); do
   mpiexec.mpich -n 2 -bind-to core "$work/mpich" "${sizes[@]}" 2>/dev/null |
     while read -r bytes us; do record "$bytes" mpich "$us"; done
   "$build/bin/ccsrun" -n 2 --timeout 300 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' "$build/bin/ccs_perf_rma" \
-    --benchmark_filter='^accumulate/' --benchmark_min_time=0.5 --benchmark_format=csv 2>/dev/null |
+    --benchmark_filter='^accumulate/[0-9]+/0' --benchmark_min_time=0.5 --benchmark_format=csv 2>/dev/null |
     awk -F, 'NR > 1 {split($1, n, "/"); print n[2], $NF * 1e6}' |
     while read -r bytes us; do record "$bytes" ccs "$us"; done
   echo "round $round done"

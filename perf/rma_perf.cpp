@@ -28,9 +28,11 @@
 //                          on a word of the peer's window: fetch-add (op 0),
 //                          swap (4), compare-and-swap (5); into the heap
 //                          window the target carries it out in its progress
-//   accumulate/<bytes>:    a blocking sum of doubles (ccs_accumulate_sync) into
-//                          the peer's ccs_mem_alloc window (the target
-//                          applies it in its progress); per_op, bytes_per_second
+//   accumulate/<bytes>/<window>: a blocking sum of doubles
+//                          (ccs_accumulate_sync) into the peer's window:
+//                          applied in place under the block's lock (0), or
+//                          by the target in its progress (1, heap);
+//                          per_op, bytes_per_second
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
 //   put_issue/8, progress_idle: a put, and one idle poll of a wait
 // Windows come from ccs_mem_alloc (shared: peers map them, put/get are
@@ -184,7 +186,7 @@ void atomic_latency(benchmark::State &state) {
 
 void accumulate(benchmark::State &state) {
     const auto bytes = static_cast<size_t>(state.range(0));
-    const window &w = g.w[0];
+    const window &w = g.w[state.range(1)];
     static std::vector<double> src(window_bytes / sizeof(double), 1.0);
     for (auto _ : state)
         must(ccs_accumulate_sync(g.ctx, 1, CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), bytes, w.peer_base + 4096,
@@ -429,8 +431,9 @@ int main(int argc, char **argv) {
         for (int64_t which : {0, 1})
             for (int64_t op : {CCS_ATOMIC_ADD, CCS_ATOMIC_SWAP, CCS_ATOMIC_CSWAP})
                 benchmark::RegisterBenchmark("atomic_latency", atomic_latency)->Args({op, which})->UseRealTime();
-        for (int64_t bytes : {8, 4096, 65536, 1 << 20, 4 << 20})
-            benchmark::RegisterBenchmark("accumulate", accumulate)->Args({bytes})->UseRealTime();
+        for (int64_t which : {0, 1})
+            for (int64_t bytes : {8, 4096, 65536, 1 << 20, 4 << 20})
+                benchmark::RegisterBenchmark("accumulate", accumulate)->Args({bytes, which})->UseRealTime();
         benchmark::RegisterBenchmark("rcache_hit", rcache_hit)->UseRealTime();
         benchmark::RegisterBenchmark("put_issue/8", put_issue)->UseRealTime();
         benchmark::RegisterBenchmark("progress_idle", progress_idle)->UseRealTime();

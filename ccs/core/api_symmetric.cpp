@@ -18,8 +18,9 @@ using namespace ccs;
 namespace {
 
 void put_word(blob &b, uint64_t v) {
-    const auto *p = reinterpret_cast<const uint8_t *>(&v);
-    b.insert(b.end(), p, p + 8);
+    const size_t at = b.size();
+    b.resize(at + 8);
+    std::memcpy(b.data() + at, &v, 8);
 }
 // The word at `at` of a blob that holds it (checked by the step's reader).
 uint64_t word_at(const blob &b, size_t at) {
@@ -35,11 +36,11 @@ uint64_t word_at(const blob &b, size_t at) {
 // `payload_words` words long.
 ccs_status_t step(runtime &rt, const char *call, ccs_status_t mine, const std::string &why, const blob &payload,
                   size_t payload_words, std::vector<blob> &all) {
-    blob b;
-    put_word(b, static_cast<uint64_t>(mine));
-    put_word(b, why.size());
-    b.insert(b.end(), why.begin(), why.end());
-    b.insert(b.end(), payload.begin(), payload.end());
+    blob b(16 + why.size() + payload.size());
+    const uint64_t head[2] = {static_cast<uint64_t>(mine), why.size()};
+    std::memcpy(b.data(), head, 16);
+    if (!why.empty()) std::memcpy(b.data() + 16, why.data(), why.size());
+    if (!payload.empty()) std::memcpy(b.data() + 16 + why.size(), payload.data(), payload.size());
     const ccs_status_t st = rt.allgather(b, all);
     if (st != CCS_OK) return fail(st, std::string(call) + ": " + last_error());
     for (size_t r = 0; r < all.size(); ++r) {

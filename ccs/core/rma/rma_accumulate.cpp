@@ -54,21 +54,28 @@ constexpr uint64_t pieces_in_payload = uint64_t{1} << 17;
 
 }  // namespace
 
-bool rma_engine::try_mapped_accumulate(const rma_request &q, const rma_operation &op) {
-    if (q.key.id == 0 || q.target == rank_ || op.remote.bytes() == 0) return false;
+bool rma_engine::try_mapped_accumulate(const rma_request &q, const rma_operation *op) {
+    if (q.key.id == 0 || q.target == rank_ || q.remote.length == 0) return false;
     const remote_key *k = keys_.find(q.key.id);
     if (!k || !k->mapped || !k->lock || k->owner != q.target) return false;
-    for (size_t i = 0; i < op.remote.size(); ++i)
-        if (!range_holds(k->base, k->length, op.remote.data()[i].address, op.remote.data()[i].length))
-            return false;  // the general path says what is wrong
+    const auto inside = [k](uint64_t addr, uint64_t len) { return range_holds(k->base, k->length, addr, len); };
+    if (!op && !inside(q.remote.address, q.remote.length)) return false;  // the general path says what is wrong
+    for (size_t i = 0; op && i < op->remote.size(); ++i)
+        if (!inside(op->remote.data()[i].address, op->remote.data()[i].length)) return false;
+    const uint64_t shift = reinterpret_cast<uintptr_t>(k->mapped) - k->base;
     {
         const block_lock_guard hold(k->lock);
         if (k->ended()) return false;  // the general path says so
-        accumulate_lists(q.acc, op.remote, reinterpret_cast<uintptr_t>(k->mapped) - k->base, op.local);
+        if (op)
+            accumulate_lists(q.acc, op->remote, shift, op->local);
+        else
+            apply_accumulate(q.acc, reinterpret_cast<uint8_t *>(q.remote.address + shift),
+                             reinterpret_cast<const uint8_t *>(static_cast<uintptr_t>(q.local.address)),
+                             q.remote.length, static_cast<uint8_t *>(q.acc.fetched));
     }
     release_fence();  // visible before the completion is
     ++stats_.accumulates;
-    stats_.bytes += op.remote.bytes();
+    stats_.bytes += q.remote.length;
     complete_now(q.completion);
     return true;
 }

@@ -158,12 +158,15 @@ ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
         return submit(ctx, as_lists(q), q.key, q.completion);
     }
     if (q.kind == rma_kind::accumulate) {
-        rma_operation op = as_lists(q);
-        if (q.by_layout()) {
-            const ccs_status_t st = check_whole_elements(op);
-            if (st != CCS_OK) return st;
+        // Contiguous ones inline without building lists.
+        if (!q.by_layout()) {
+            if (try_mapped_accumulate(q, nullptr)) return CCS_OK;
+            return submit(ctx, as_lists(q), q.key, q.completion);
         }
-        if (try_mapped_accumulate(q, op)) return CCS_OK;
+        rma_operation op = as_lists(q);
+        const ccs_status_t st = check_whole_elements(op);
+        if (st != CCS_OK) return st;
+        if (try_mapped_accumulate(q, &op)) return CCS_OK;
         return submit(ctx, std::move(op), q.key, q.completion);
     }
     if (q.kind == rma_kind::indexed_put) {

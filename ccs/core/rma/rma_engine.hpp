@@ -179,10 +179,11 @@ private:
     // Accumulate (rma_accumulate.cpp): in place where a block is mapped
     // here, else applied by the target, in messages of at most
     // accumulate_piece bytes of data, each answered on its own, at most
-    // accumulate_window of them unanswered. `op`: the request as lists.
+    // accumulate_window of them unanswered. `op`: the request as lists,
+    // or null for a contiguous one.
     static constexpr size_t accumulate_piece = 64 << 10;
     static constexpr uint32_t accumulate_window = 4;
-    bool try_mapped_accumulate(const rma_request &q, const rma_operation &op);
+    bool try_mapped_accumulate(const rma_request &q, const rma_operation *op);
     // Indexed put (rma_indexed_put.cpp): the pointer advanced and the data
     // copied here where the region is mapped, else by the target.
     // `status` is the refusal when the queue is full (true: done or refused).
