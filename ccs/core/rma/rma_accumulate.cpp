@@ -9,13 +9,12 @@
 // every other accumulate, from any number of processes, whichever way each
 // came, and a large accumulate is never buffered whole.
 //
-//   accumulate request  args {token, handle, op | type << 8 | fetch << 16 | pieces_in_payload,
-//                             stream offset, scale (2 words), address (one target piece) or 0}
-//                       payload: the data, behind {count, count x (address, length)} with pieces_in_payload
+//   accumulate request  rma_wire.hpp
 //   accumulate reply    args {token, status, stream offset}   payload: old values (fetch), or the refusal's reason
 #include "core/rma/rma_engine.hpp"
 
 #include "core/rma/block_lock.hpp"
+#include "core/rma/rma_wire.hpp"
 #include "util/list_copy.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
@@ -47,10 +46,6 @@ void accumulate_lists(const rma_accumulate &a, const segment_list &to, uint64_t 
         },
         to.size(), piece(to, shift), from.size(), piece(from, 0));
 }
-
-// The flag in a request's `how` word saying its target pieces travel in the
-// payload, ahead of the data, instead of one address in the arguments.
-constexpr uint64_t pieces_in_payload = uint64_t{1} << 17;
 
 }  // namespace
 
@@ -105,34 +100,27 @@ bool rma_engine::send_accumulate_pieces(request &r) {
     while (r.sent < bytes && r.parts < accumulate_window) {
         // The next piece: up to accumulate_piece bytes of data, fewer where
         // the target's pieces it covers would make the message larger.
-        accumulate_head_.clear();
+        accumulate_pieces_.clear();
         size_t n = 0;
-        uint64_t addr = 0;
         r.to.take(r.op.remote, accumulate_piece, [&](uint64_t at, size_t len) {
-            if (accumulate_head_.empty() && n == 0) addr = at;
-            accumulate_head_.push_back(at);
-            accumulate_head_.push_back(len);
+            accumulate_pieces_.push_back({at, len});
             n += len;
-            return n + 8 * accumulate_head_.size() < accumulate_piece;
+            return n + 16 * accumulate_pieces_.size() < accumulate_piece;
         });
-        const bool one_piece = accumulate_head_.size() == 2;
+        const bool one_piece = accumulate_pieces_.size() == 1;
         const uint64_t how = a.op | static_cast<uint64_t>(a.type) << 8 | fetch | (one_piece ? 0 : pieces_in_payload);
-        const uint64_t args[7] = {r.token, key_handle(r), how, r.sent, scale[0], scale[1], one_piece ? addr : 0};
+        const uint64_t args[7] = {r.token, key_handle(r), how, r.sent, scale[0], scale[1],
+                                  one_piece ? accumulate_pieces_[0].address : 0};
         ccs_status_t st;
         const uint8_t *src = nullptr;
         if (one_piece && r.from.within_one(r.op.local, n, src)) {
             st = am_.send(internal, r.op.target, handler, args, 7, src, n, nullptr);
         } else {
-            // {count, count x (addr, length)} when the target has several
-            // pieces, then the data gathered from ours.
-            const size_t head = one_piece ? 0 : 8 + 8 * accumulate_head_.size();
-            accumulate_scratch_.resize(head + n);
-            if (!one_piece) {
-                const uint64_t count = accumulate_head_.size() / 2;
-                std::memcpy(accumulate_scratch_.data(), &count, 8);
-                std::memcpy(accumulate_scratch_.data() + 8, accumulate_head_.data(), 8 * accumulate_head_.size());
-            }
-            uint8_t *to = accumulate_scratch_.data() + head;
+            // The target's pieces listed when there are several, then the
+            // data gathered from ours.
+            if (one_piece) accumulate_scratch_.resize(n);
+            else accumulate_scratch_ = write_piece_list(accumulate_pieces_.data(), accumulate_pieces_.size(), n);
+            uint8_t *to = accumulate_scratch_.data() + accumulate_scratch_.size() - n;
             r.from.take(r.op.local, n, [&](uint64_t at, size_t len) {
                 std::memcpy(to, reinterpret_cast<const void *>(static_cast<uintptr_t>(at)), len);
                 to += len;
@@ -154,57 +142,24 @@ bool rma_engine::send_accumulate_pieces(request &r) {
 void rma_engine::on_accumulate_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    rma_accumulate a;
-    const uint64_t how = m->nargs >= 7 ? m->args[2] : 0;
-    a.op = static_cast<uint8_t>(how & 0xff);
-    a.type = static_cast<uint8_t>((how >> 8) & 0xff);
-    if (m->nargs >= 7) std::memcpy(a.scale, &m->args[4], 16);
-    const bool fetch = (how >> 16) & 1;
-    // The target's pieces: one address in the arguments, or a list ahead
-    // of the data; every one checked before any is changed.
-    const auto *payload = static_cast<const uint8_t *>(m->payload);
-    std::vector<ccs_plugin_remote_v1_t> pieces;
-    const uint8_t *data = payload;
-    size_t data_bytes = m->payload_size;
-    bool malformed = m->nargs < 7 || a.op > CCS_ACC_REPLACE || a.type > CCS_ACC_COMPLEX_DOUBLE;
-    if (!malformed && !(how & pieces_in_payload)) {
-        pieces.push_back({m->args[6], m->payload_size});
-    } else if (!malformed) {
-        uint64_t count = 0;
-        if (m->payload_size >= 8) std::memcpy(&count, payload, 8);
-        malformed = m->payload_size < 8 || count > (m->payload_size - 8) / 16;
-        for (uint64_t i = 0; !malformed && i < count; ++i) {
-            uint64_t pair[2];
-            std::memcpy(pair, payload + 8 + 16 * i, 16);
-            pieces.push_back({pair[0], pair[1]});
-        }
-        if (!malformed) {
-            data = payload + 8 + 16 * count;
-            data_bytes = m->payload_size - 8 - 16 * count;
-        }
-    }
-    uint64_t covered = 0;
-    ccs_status_t st = CCS_OK;
-    for (size_t i = 0; !malformed && st == CCS_OK && i < pieces.size(); ++i) {
-        const ccs_plugin_remote_v1_t &p = pieces[i];
-        malformed = p.address % acc_alignment(a.type) != 0 || p.length % acc_element_size(a.type) != 0 ||
-                    p.length > data_bytes - covered;
-        if (!malformed) {
-            st = self->memory_.check_access(m->args[1], p.address, p.length);
-            covered += p.length;
-        }
-    }
-    if (malformed || covered != data_bytes) st = fail(CCS_ERR_INTERNAL, "a malformed accumulate request");
-    std::vector<uint8_t> old(st == CCS_OK && fetch ? data_bytes : 0);
+    // Every piece checked before any is changed.
+    accumulate_message q;
+    ccs_status_t st = read_accumulate_message(m->args, m->nargs, static_cast<const uint8_t *>(m->payload),
+                                              m->payload_size, q)
+                          ? CCS_OK
+                          : fail(CCS_ERR_INTERNAL, "a malformed accumulate request");
+    for (size_t i = 0; st == CCS_OK && i < q.pieces.size(); ++i)
+        st = self->memory_.check_access(q.handle, q.pieces[i].address, q.pieces[i].length);
+    std::vector<uint8_t> old(st == CCS_OK && q.fetch ? q.data_length : 0);
     size_t done = 0;
-    for (size_t i = 0; st == CCS_OK && i < pieces.size(); done += pieces[i].length, ++i) {
-        const ccs_plugin_remote_v1_t &p = pieces[i];
+    for (size_t i = 0; st == CCS_OK && i < q.pieces.size(); done += q.pieces[i].length, ++i) {
+        const ccs_plugin_remote_v1_t &p = q.pieces[i];
         const block_lock_guard hold(self->memory_.block_lock(p.address, p.length));
-        apply_accumulate(a, reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(p.address)), data + done, p.length,
-                         fetch ? old.data() + done : nullptr);
+        apply_accumulate(q.acc, reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(p.address)), q.data + done,
+                         p.length, q.fetch ? old.data() + done : nullptr);
     }
     const std::string why = st == CCS_OK ? std::string() : last_error();
-    const uint64_t args[3] = {m->args[0], static_cast<uint64_t>(st), m->nargs >= 7 ? m->args[3] : 0};
+    const uint64_t args[3] = {m->args[0], static_cast<uint64_t>(st), q.offset};
     context &internal = *self->contexts_.by_id(context_table::internal_id);
     const void *reply_data = st == CCS_OK ? static_cast<const void *>(old.data()) : why.data();
     const size_t length = st == CCS_OK ? old.size() : why.size();

@@ -15,6 +15,7 @@
 //   key reply    args {token, status}        payload: packed key
 //   key revoked  args {handle}               (the owner deregistered it)
 #include "core/rma/rma_engine.hpp"
+#include "core/rma/rma_wire.hpp"
 
 #include "datadesc/layout_copy.hpp"
 #include "datadesc/layout_wire.hpp"
@@ -73,41 +74,6 @@ std::string refusal_text(const ccs_am_message_t *m) {
     return std::string(static_cast<const char *>(m->payload), m->payload_size);
 }
 
-// {n, n x (addr, length)} followed by `extra` bytes.
-std::vector<uint8_t> segments_payload(const ccs_plugin_remote_v1_t *seg, size_t n, size_t extra) {
-    std::vector<uint8_t> out(8 + 16 * n + extra);
-    const uint64_t count = n;
-    std::memcpy(out.data(), &count, 8);
-    for (size_t i = 0; i < n; ++i) {
-        const uint64_t pair[2] = {seg[i].address, seg[i].length};
-        std::memcpy(out.data() + 8 + 16 * i, pair, 16);
-    }
-    return out;
-}
-
-// Reads the segment list at the head of a request payload; false when
-// malformed. `data` gets what follows it.
-bool read_segments(const ccs_am_message_t *m, std::vector<ccs_plugin_remote_v1_t> &segs, const uint8_t *&data,
-                   size_t &data_length, uint64_t &total) {
-    const auto *p = static_cast<const uint8_t *>(m->payload);
-    uint64_t n = 0;
-    if (m->payload_size < 8) return false;
-    std::memcpy(&n, p, 8);
-    if (n > (m->payload_size - 8) / 16) return false;
-    segs.resize(n);
-    total = 0;
-    for (size_t i = 0; i < n; ++i) {
-        uint64_t pair[2];
-        std::memcpy(pair, p + 8 + 16 * i, 16);
-        segs[i] = {pair[0], static_cast<size_t>(pair[1])};
-        if (pair[1] > UINT64_MAX - total) return false;
-        total += pair[1];
-    }
-    data = p + 8 + 16 * n;
-    data_length = m->payload_size - 8 - 16 * n;
-    return true;
-}
-
 }  // namespace
 
 void rma_engine::issue_emulated(request &r) {
@@ -117,7 +83,7 @@ void rma_engine::issue_emulated(request &r) {
     context &internal = *contexts_.by_id(context_table::internal_id);
     const uint64_t token = r.token;
     std::vector<uint8_t> payload =
-        segments_payload(op.remote.data(), op.remote.size(), op.writes_remote() ? op.local.bytes() : 0);
+        write_piece_list(op.remote.data(), op.remote.size(), op.writes_remote() ? op.local.bytes() : 0);
     if (op.writes_remote()) gather(op.local.data(), op.local.size(), payload.data() + 8 + 16 * op.remote.size());
     const auto handler = static_cast<uint16_t>(first_handler_ + (op.writes_remote() ? put_request : get_request));
     const uint64_t args[2] = {token, key_handle(r)};
@@ -132,15 +98,15 @@ static ccs_status_t check_reach(const memory_registry &memory, uint64_t handle, 
     return memory.check_access(handle, addr, length);
 }
 
-// Reads and checks a request: its segment list well formed, followed by
-// exactly their bytes (put) or nothing (get), every segment inside the
+// Reads and checks a request: its piece list well formed, followed by
+// exactly their bytes (put) or nothing (get), every piece inside the
 // registration the key names.
 static ccs_status_t read_request(const ccs_am_message_t *m, bool with_data, const memory_registry &memory,
-                                 std::vector<ccs_plugin_remote_v1_t> &segs, const uint8_t *&data, uint64_t &total) {
-    size_t length = 0;
-    if (m->nargs < 2 || !read_segments(m, segs, data, length, total) || length != (with_data ? total : 0))
+                                 piece_list &request) {
+    if (m->nargs < 2 || !read_piece_list(static_cast<const uint8_t *>(m->payload), m->payload_size, request) ||
+        request.data_length != (with_data ? request.total : 0))
         return fail(CCS_ERR_INTERNAL, "a malformed RMA request");
-    for (const auto &seg : segs)
+    for (const auto &seg : request.pieces)
         if (const ccs_status_t st = check_reach(memory, m->args[1], seg.address, seg.length); st != CCS_OK) return st;
     return CCS_OK;
 }
@@ -148,27 +114,23 @@ static ccs_status_t read_request(const ccs_am_message_t *m, bool with_data, cons
 void rma_engine::on_put_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    std::vector<ccs_plugin_remote_v1_t> segs;
-    const uint8_t *data = nullptr;
-    uint64_t total = 0;
-    const ccs_status_t st = read_request(m, true, self->memory_, segs, data, total);
-    if (st == CCS_OK) scatter(data, segs.data(), segs.size());
+    piece_list q;
+    const ccs_status_t st = read_request(m, true, self->memory_, q);
+    if (st == CCS_OK) scatter(q.data, q.pieces.data(), q.pieces.size());
     self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
 }
 
 void rma_engine::on_get_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    std::vector<ccs_plugin_remote_v1_t> segs;
-    const uint8_t *data = nullptr;
-    uint64_t total = 0;
-    const ccs_status_t st = read_request(m, false, self->memory_, segs, data, total);
+    piece_list q;
+    const ccs_status_t st = read_request(m, false, self->memory_, q);
     if (st != CCS_OK) return self->reply(m->source, reply_to, m->args[0], st, nullptr, 0);
-    if (segs.size() == 1)  // straight from memory
-        return self->reply(m->source, reply_to, m->args[0], CCS_OK, reinterpret_cast<const void *>(segs[0].address),
-                           segs[0].length);
-    std::vector<uint8_t> gathered(total);
-    gather(segs.data(), segs.size(), gathered.data());
+    if (q.pieces.size() == 1)  // straight from memory
+        return self->reply(m->source, reply_to, m->args[0], CCS_OK,
+                           reinterpret_cast<const void *>(q.pieces[0].address), q.pieces[0].length);
+    std::vector<uint8_t> gathered(q.total);
+    gather(q.pieces.data(), q.pieces.size(), gathered.data());
     self->reply(m->source, reply_to, m->args[0], CCS_OK, gathered.data(), gathered.size());
 }
 

@@ -4,9 +4,10 @@
 // mechanism, so every CCS atomic on a word is atomic with respect to the
 // others whatever path each took.
 //
-//   atomic request  args {token, handle, addr, op | width << 8, operand, compare}
+//   atomic request  rma_wire.hpp
 //   reply           args {token, status}   payload: the old value (width bytes)
 #include "core/rma/rma_engine.hpp"
+#include "core/rma/rma_wire.hpp"
 
 #include "util/completion.hpp"
 #include "util/error.hpp"
@@ -43,23 +44,14 @@ void rma_engine::issue_atomic(request &r) {
 void rma_engine::on_atomic_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
-    ccs_status_t st = CCS_OK;
-    rma_atomic a;
-    uint64_t addr = 0;
-    if (m->nargs >= 6) {  // args holds nargs words, no more
-        a.op = static_cast<uint8_t>(m->args[3] & 0xff);
-        a.width = static_cast<uint8_t>((m->args[3] >> 8) & 0xff);
-        a.operand = m->args[4];
-        a.compare = m->args[5];
-        addr = m->args[2];
-    }
-    if (m->nargs < 6 || (a.width != 4 && a.width != 8) || a.op > CCS_ATOMIC_SET || addr % a.width != 0)
-        st = fail(CCS_ERR_INTERNAL, "a malformed atomic request");
-    else
-        st = self->memory_.check_access(m->args[1], addr, a.width);
+    atomic_message q;
+    const ccs_status_t st = read_atomic_message(m->args, m->nargs, q)
+                                ? self->memory_.check_access(q.handle, q.address, q.atomic.width)
+                                : fail(CCS_ERR_INTERNAL, "a malformed atomic request");
     alignas(8) uint8_t old[8] = {};
-    if (st == CCS_OK) store_fetched(a, old, apply_atomic(a, reinterpret_cast<void *>(static_cast<uintptr_t>(addr))));
-    self->reply(m->source, reply_to, m->args[0], st, old, a.width);
+    if (st == CCS_OK)
+        store_fetched(q.atomic, old, apply_atomic(q.atomic, reinterpret_cast<void *>(static_cast<uintptr_t>(q.address))));
+    self->reply(m->source, reply_to, m->args[0], st, old, st == CCS_OK ? q.atomic.width : 0);
 }
 
 }  // namespace ccs

@@ -333,7 +333,7 @@ private:
     int depth_ = 0;
     rma_stats stats_;
     // One accumulate message's target pieces and gathered bytes, reused.
-    std::vector<uint64_t> accumulate_head_;
+    std::vector<ccs_plugin_remote_v1_t> accumulate_pieces_;
     std::vector<uint8_t> accumulate_scratch_;
 };
 

@@ -7,9 +7,10 @@
 // or overlap an element. An append that does not fit (past the queue's
 // limit or the key's region) changes nothing.
 //
-//   indexed request  args {token, handle, pointer address, limit}   payload: the data
+//   indexed request  rma_wire.hpp
 //   indexed reply    args {token, status}   payload: the address the data went to (8 bytes), or the refusal's reason
 #include "core/rma/rma_engine.hpp"
+#include "core/rma/rma_wire.hpp"
 
 #include "util/error.hpp"
 
@@ -107,9 +108,10 @@ void rma_engine::on_indexed_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
     uint64_t old = 0;
-    const ccs_status_t st =
-        m->nargs < 4 ? fail(CCS_ERR_INTERNAL, "a malformed indexed put request")
-                     : self->append_here(m->args[1], m->args[2], m->payload, m->payload_size, m->args[3], old);
+    indexed_message q;
+    const ccs_status_t st = read_indexed_message(m->args, m->nargs, q)
+                                ? self->append_here(q.handle, q.pointer, m->payload, m->payload_size, q.limit, old)
+                                : fail(CCS_ERR_INTERNAL, "a malformed indexed put request");
     self->reply(m->source, indexed_reply, m->args[0], st, &old, 8);
 }
 
