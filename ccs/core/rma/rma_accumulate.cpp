@@ -183,7 +183,8 @@ void rma_engine::on_accumulate_reply(const ccs_am_message_t *m, void *arg) {
         return;
     }
     const uint64_t offset = m->args[2];
-    if (r.op.acc.fetched && offset <= r.op.remote.bytes() && m->payload_size <= r.op.remote.bytes() - offset)
+    if (r.op.acc.fetched && m->payload_size > 0 && offset <= r.op.remote.bytes() &&
+        m->payload_size <= r.op.remote.bytes() - offset)
         std::memcpy(static_cast<uint8_t *>(r.op.acc.fetched) + offset, m->payload, m->payload_size);
     --r.parts;
     if (!self->send_accumulate_pieces(r)) {

@@ -55,8 +55,9 @@ bool rma_engine::try_mapped_indexed(const rma_request &q, ccs_status_t &status) 
         status = queue_full(q.remote.address, old, length, q.indexed.limit);
         return true;
     }
-    std::memcpy(k->mapped + (old - k->base), reinterpret_cast<const void *>(static_cast<uintptr_t>(q.local.address)),
-                length);
+    if (length > 0)  // an empty append may come with no source at all
+        std::memcpy(k->mapped + (old - k->base),
+                    reinterpret_cast<const void *>(static_cast<uintptr_t>(q.local.address)), length);
     release_fence();  // visible before the completion is
     if (q.indexed.placed) *q.indexed.placed = old;
     ++stats_.indexed_puts;
@@ -82,7 +83,7 @@ ccs_status_t rma_engine::append_here(uint64_t handle, uint64_t pointer, const vo
     if (!claim(word, length, old,
                [&](uint64_t at) { return within_limit(at, length, limit) && reachable(at, length); }))
         return queue_full(pointer, old, length, limit);
-    std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(old)), data, length);
+    if (length > 0) std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(old)), data, length);
     return CCS_OK;
 }
 
