@@ -1,6 +1,7 @@
 // The element-wise updates of accumulate (ccs_acc_op_t on ccs_acc_type_t),
-// applied by the process that owns the memory. Loops over plain arrays
-// the compiler vectorises; old values copied out first for get-accumulate.
+// applied by the process that owns the memory or has it mapped. Loops over
+// plain arrays the compiler vectorises; old values copied out first for
+// get-accumulate.
 #pragma once
 
 #include <ccs/rma.h>
@@ -68,30 +69,10 @@ void acc_apply_as(int op, T *dst, const T *src, size_t n, T scale) {
     }
 }
 
-// Applies `a` to n elements at dst (the owner's memory) from src; copies
-// the old values to `old` first where it is not null. Integers wrap.
-inline void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old) {
-    if (old) std::memcpy(old, dst, bytes);
-    const size_t n = bytes / acc_element_size(a.type);
-    auto run = [&](auto zero) {
-        using T = decltype(zero);
-        T scale;
-        std::memcpy(&scale, a.scale, sizeof scale);
-        acc_apply_as<T>(a.op, reinterpret_cast<T *>(dst), reinterpret_cast<const T *>(src), n, scale);
-    };
-    // Signed sums and products wrap as unsigned ones do (and would be
-    // undefined as signed); only MIN and MAX need the sign.
-    const bool ordered = a.op == CCS_ACC_MIN || a.op == CCS_ACC_MAX;
-    switch (a.type) {
-    case CCS_ACC_INT32: ordered ? run(int32_t{}) : run(uint32_t{}); break;
-    case CCS_ACC_UINT32: run(uint32_t{}); break;
-    case CCS_ACC_INT64: ordered ? run(int64_t{}) : run(uint64_t{}); break;
-    case CCS_ACC_UINT64: run(uint64_t{}); break;
-    case CCS_ACC_FLOAT: run(float{}); break;
-    case CCS_ACC_DOUBLE: run(double{}); break;
-    case CCS_ACC_COMPLEX_FLOAT: run(std::complex<float>{}); break;
-    default: run(std::complex<double>{}); break;
-    }
-}
+// Applies `a` to the elements in `bytes` at dst (the owner's memory) from
+// src; copies the old values to `old` first where it is not null.
+// Integers wrap. Out of line (accumulate_kernels.cpp): built for AVX-512,
+// AVX2 and the baseline, the CPU's best chosen when the library loads.
+void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old);
 
 }  // namespace ccs
