@@ -2,8 +2,8 @@
 // pieces, each whole elements): into a node peer's ccs_mem_alloc block
 // mapped here, applied in place under the block's lock (block_lock.hpp);
 // anywhere else the target combines the initiator's elements into its
-// memory, in messages of at most accumulate_piece bytes of data, at most
-// accumulate_window of them in flight (the next sent as each is answered),
+// memory, in messages of at most accumulate_piece() bytes of data, a few
+// unanswered (the next sent as each is answered),
 // one message at a time in its progress, taking the block's lock where the
 // memory is a block. So each element is updated atomically with respect to
 // every other accumulate, from any number of processes, whichever way each
@@ -97,15 +97,16 @@ bool rma_engine::send_accumulate_pieces(request &r) {
     const uint64_t fetch = static_cast<uint64_t>(a.fetched != nullptr) << 16;
     context &internal = *contexts_.by_id(context_table::internal_id);
     const auto handler = static_cast<uint16_t>(first_handler_ + accumulate_request);
-    while (r.sent < bytes && r.parts < accumulate_window) {
-        // The next piece: up to accumulate_piece bytes of data, fewer where
-        // the target's pieces it covers would make the message larger.
+    const size_t piece = accumulate_piece(r.op.target);
+    while (r.sent < bytes && r.parts < accumulate_window && (r.parts + 1) * piece <= accumulate_in_flight) {
+        // The next message: up to `piece` bytes of data, fewer where the
+        // target's pieces it covers would make the message larger.
         accumulate_pieces_.clear();
         size_t n = 0;
-        r.to.take(r.op.remote, accumulate_piece, [&](uint64_t at, size_t len) {
+        r.to.take(r.op.remote, piece, [&](uint64_t at, size_t len) {
             accumulate_pieces_.push_back({at, len});
             n += len;
-            return n + 16 * accumulate_pieces_.size() < accumulate_piece;
+            return n + 16 * accumulate_pieces_.size() < piece;
         });
         const bool one_piece = accumulate_pieces_.size() == 1;
         const uint64_t how = a.op | static_cast<uint64_t>(a.type) << 8 | fetch | (one_piece ? 0 : pieces_in_payload);

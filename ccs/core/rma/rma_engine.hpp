@@ -24,6 +24,7 @@
 
 #include <ccs/rma.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -177,12 +178,19 @@ private:
     // else (this process's own, or a request) in issue.
     bool try_mapped_atomic(const rma_request &q);
     // Accumulate (rma_accumulate.cpp): in place where a block is mapped
-    // here, else applied by the target, in messages of at most
-    // accumulate_piece bytes of data, each answered on its own, at most
-    // accumulate_window of them unanswered. `op`: the request as lists,
-    // or null for a contiguous one.
-    static constexpr size_t accumulate_piece = 64 << 10;
+    // here, else applied by the target, in messages each answered on its
+    // own, at most accumulate_window of them and accumulate_in_flight bytes
+    // of data unanswered. A message
+    // holds what the route sends as one packet, between 64 KiB and 1 MiB
+    // (shm: 64 KiB, fragmented; UCX: 1 MiB, which it sends by rendezvous
+    // where 64 KiB messages over TCP were half its bandwidth). `op`: the
+    // request as lists, or null for a contiguous one.
     static constexpr uint32_t accumulate_window = 4;
+    static constexpr size_t accumulate_in_flight = 2 << 20;
+    size_t accumulate_piece(int target) const {
+        const transport *t = route_[static_cast<size_t>(target)];
+        return std::clamp<size_t>(t ? t->attr().am_max_packet : 0, 64 << 10, 1 << 20);
+    }
     bool try_mapped_accumulate(const rma_request &q, const rma_operation *op);
     // Indexed put (rma_indexed_put.cpp): the pointer advanced and the data
     // copied here where the region is mapped, else by the target.
