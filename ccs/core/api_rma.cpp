@@ -108,8 +108,11 @@ ccs_status_t put_indexed(const char *call, bool sync, ccs_context_t handle, int 
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
+        // A symmetric limit names the target's memory as the pointer does.
+        const uint64_t named = pointer;
         const ccs_status_t st = check_rma_to(call, handle, target, src, length, pointer, rkey, rt, ctx);
         if (st != CCS_OK) return st;
+        limit += pointer - named;
         if (pointer % 8 != 0)
             return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": the pointer's address " + std::to_string(pointer) +
                                                  " is not aligned to 8 bytes");

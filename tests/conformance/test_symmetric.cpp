@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -248,5 +249,45 @@ TEST(Symmetric, FreeingOneLeavesTheOthers) {
     uint64_t seen = 0;
     std::memcpy(&seen, second.bytes() + 16, 8);
     EXPECT_EQ(seen, 9u);
+    CCS_ASSERT_OK(ccs_barrier());
+}
+
+// A queue in rank 0's part that every rank appends to by its own
+// addresses: the limit is translated like the pointer's address, and the
+// word and the places are rank 0's addresses, also where parts lie apart.
+TEST(Symmetric, IndexedPutsAppendToAQueueNamedByTheCallersAddresses) {
+    scoped_context ctx("symmetric-queue");
+    constexpr size_t slots = 8;
+    symmetric s(64 + slots * 8 * static_cast<size_t>(size()));
+    const uint64_t tail = s.at(0), first = s.at(64), end = s.at(64 + slots * 8 * static_cast<size_t>(size()));
+    if (rank() == 0) std::memcpy(s.bytes(), &first, 8);  // rank 0's own address of its first slot
+    CCS_ASSERT_OK(ccs_barrier());
+    uint64_t rank0_first = 0;
+    CCS_ASSERT_OK(ccs_mem_symmetric_address(s.bytes() + 64, 0, &rank0_first));
+    for (size_t i = 0; i < slots; ++i) {
+        const uint64_t item = static_cast<uint64_t>(rank()) << 32 | i;
+        uint64_t at = 0;
+        CCS_ASSERT_OK(ccs_put_indexed_sync(ctx, 0, &item, 8, tail, end, CCS_RKEY_SYMMETRIC, &at));
+        EXPECT_GE(at, rank0_first);
+        EXPECT_LT(at, rank0_first + slots * 8 * static_cast<size_t>(size()));
+    }
+    CCS_ASSERT_OK(ccs_barrier());
+    // Every slot up to the limit is taken now.
+    const uint64_t item = 0;
+    EXPECT_EQ(ccs_put_indexed_sync(ctx, 0, &item, 8, tail, end, CCS_RKEY_SYMMETRIC, nullptr), CCS_ERR_OUT_OF_RANGE)
+        << ccs_last_error();
+    CCS_ASSERT_OK(ccs_barrier());
+    if (rank() == 0) {
+        uint64_t word = 0;
+        std::memcpy(&word, s.bytes(), 8);
+        EXPECT_EQ(word, first + slots * 8 * static_cast<size_t>(size()));
+        std::set<uint64_t> seen;
+        for (size_t i = 0; i < slots * static_cast<size_t>(size()); ++i) {
+            uint64_t v = 0;
+            std::memcpy(&v, s.bytes() + 64 + 8 * i, 8);
+            seen.insert(v);
+        }
+        EXPECT_EQ(seen.size(), slots * static_cast<size_t>(size()));
+    }
     CCS_ASSERT_OK(ccs_barrier());
 }

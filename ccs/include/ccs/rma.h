@@ -220,7 +220,9 @@ CCS_API ccs_status_t ccs_get_notify(ccs_context_t context, int target, void *dst
  * completion. The word moves before the data lands: a reader of the
  * queue learns that an element is complete by other means (a flag in the
  * element, a notification, a barrier). The pointer and the queue are
- * reached through one `rkey` (or CCS_RKEY_IMPLICIT, CCS_RKEY_SYMMETRIC);
+ * reached through one `rkey` (or CCS_RKEY_IMPLICIT, CCS_RKEY_SYMMETRIC:
+ * then pointer_addr and limit are addresses in the caller's part, while
+ * the word's value and *placed are addresses in the target's part);
  * pointer_addr must be aligned to 8 bytes. Without a completion src is
  * reusable on return. */
 CCS_API ccs_status_t ccs_put_indexed(ccs_context_t context, int target, const void *src, size_t length,
