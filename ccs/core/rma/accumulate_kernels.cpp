@@ -1,15 +1,14 @@
 #include "core/rma/accumulate_kernels.hpp"
 
 namespace ccs {
+namespace {
 
-// One build per vector width, picked at load time (an ifunc): the loops
-// are memory-bound at 64 KiB and more, compute-bound below, where AVX-512
-// does 8 doubles an instruction to the baseline's 2.
-[[gnu::target_clones("avx512f", "avx2", "default")]]
-void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old) {
+// The loops, inlined into one build per vector width below.
+[[gnu::always_inline]] inline void apply(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes,
+                                         uint8_t *old) {
     if (old) std::memcpy(old, dst, bytes);
     const size_t n = bytes / acc_element_size(a.type);
-    auto run = [&](auto zero) {
+    auto run = [&](auto zero) [[gnu::always_inline]] {
         using T = decltype(zero);
         T scale;
         std::memcpy(&scale, a.scale, sizeof scale);
@@ -28,6 +27,38 @@ void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src,
     case CCS_ACC_COMPLEX_FLOAT: run(std::complex<float>{}); break;
     default: run(std::complex<double>{}); break;
     }
+}
+
+[[gnu::target("avx512f")]] void apply_avx512(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes,
+                                             uint8_t *old) {
+    apply(a, dst, src, bytes, old);
+}
+[[gnu::target("avx2")]] void apply_avx2(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes,
+                                        uint8_t *old) {
+    apply(a, dst, src, bytes, old);
+}
+void apply_baseline(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old) {
+    apply(a, dst, src, bytes, old);
+}
+
+using kernel = void (*)(const rma_accumulate &, uint8_t *, const uint8_t *, size_t, uint8_t *);
+
+// The widest build this CPU runs. Chosen by hand rather than by an ifunc
+// (target_clones): a resolver runs before the sanitizers' runtimes start.
+kernel widest() {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return apply_avx512;
+    if (__builtin_cpu_supports("avx2")) return apply_avx2;
+    return apply_baseline;
+}
+
+}  // namespace
+
+// The loops are memory-bound at 64 KiB and more, compute-bound below,
+// where AVX-512 does 8 doubles an instruction to the baseline's 2.
+void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old) {
+    static const kernel chosen = widest();
+    chosen(a, dst, src, bytes, old);
 }
 
 }  // namespace ccs

@@ -49,8 +49,10 @@ inline void acc_unit_scale(int type, uint8_t *scale) {
     }
 }
 
+// Always inlined, so each vector width's build of apply_accumulate
+// (accumulate_kernels.cpp) compiles the loops for its own width.
 template <typename T>
-void acc_apply_as(int op, T *dst, const T *src, size_t n, T scale) {
+[[gnu::always_inline]] inline void acc_apply_as(int op, T *dst, const T *src, size_t n, T scale) {
     switch (op) {
     case CCS_ACC_SUM:
         for (size_t i = 0; i < n; ++i) dst[i] += scale * src[i];
@@ -72,7 +74,7 @@ void acc_apply_as(int op, T *dst, const T *src, size_t n, T scale) {
 // Applies `a` to the elements in `bytes` at dst (the owner's memory) from
 // src; copies the old values to `old` first where it is not null.
 // Integers wrap. Out of line (accumulate_kernels.cpp): built for AVX-512,
-// AVX2 and the baseline, the CPU's best chosen when the library loads.
+// AVX2 and the baseline, the CPU's widest chosen on first use.
 void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old);
 
 }  // namespace ccs
