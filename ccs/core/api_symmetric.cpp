@@ -168,17 +168,15 @@ runtime *collective_start(ccs_status_t &st, const char *call) {
     return rt;
 }
 
-// `local`'s block, for the calls that translate: null with the error set.
-const symmetric_block *block_of(runtime &rt, const char *call, const void *local, int rank, ccs_status_t &st) {
-    if (rank < 0 || rank >= rt.size()) {
-        st = fail(CCS_ERR_INVALID_RANK, std::string(call) + ": rank " + std::to_string(rank) + " is outside [0, " +
-                                            std::to_string(rt.size()) + ")");
-        return nullptr;
-    }
-    uint64_t remote = reinterpret_cast<uintptr_t>(local);
-    ccs_rkey_t key{0};
-    st = rt.symmetric().resolve(call, rank, remote, key);
-    return st == CCS_OK ? rt.symmetric().holding(reinterpret_cast<uintptr_t>(local)) : nullptr;
+// Where `local` (an address in this process's part) lies in `rank`'s
+// part, and that part's key: the translation both calls below make.
+ccs_status_t translate(runtime &rt, const char *call, const void *local, int rank, uint64_t &remote,
+                       ccs_rkey_t &key) {
+    if (rank < 0 || rank >= rt.size())
+        return fail(CCS_ERR_INVALID_RANK, std::string(call) + ": rank " + std::to_string(rank) + " is outside [0, " +
+                                              std::to_string(rt.size()) + ")");
+    remote = reinterpret_cast<uintptr_t>(local);
+    return rt.symmetric().resolve(call, rank, remote, key);
 }
 
 }  // namespace
@@ -227,10 +225,8 @@ ccs_status_t ccs_mem_symmetric_address(const void *local, int rank, uint64_t *re
         runtime *rt = running(st, "ccs_mem_symmetric_address");
         if (!rt) return st;
         if (!remote) return fail(CCS_ERR_INVALID_ARG, "ccs_mem_symmetric_address: remote is NULL");
-        const symmetric_block *b = block_of(*rt, "ccs_mem_symmetric_address", local, rank, st);
-        if (!b) return st;
-        *remote = b->bases[static_cast<size_t>(rank)] + (reinterpret_cast<uintptr_t>(local) - b->base);
-        return CCS_OK;
+        ccs_rkey_t key{0};
+        return translate(*rt, "ccs_mem_symmetric_address", local, rank, *remote, key);
     });
 }
 
@@ -241,10 +237,10 @@ ccs_status_t ccs_mem_symmetric_ptr(const void *local, int rank, size_t length, v
         if (!rt) return st;
         if (!ptr) return fail(CCS_ERR_INVALID_ARG, "ccs_mem_symmetric_ptr: ptr is NULL");
         *ptr = nullptr;
-        const symmetric_block *b = block_of(*rt, "ccs_mem_symmetric_ptr", local, rank, st);
-        if (!b) return st;
-        const uint64_t remote = b->bases[static_cast<size_t>(rank)] + (reinterpret_cast<uintptr_t>(local) - b->base);
-        return rt->rma().mapped_address(b->keys[static_cast<size_t>(rank)], remote, length, *ptr);
+        uint64_t remote = 0;
+        ccs_rkey_t key{0};
+        if ((st = translate(*rt, "ccs_mem_symmetric_ptr", local, rank, remote, key)) != CCS_OK) return st;
+        return rt->rma().mapped_address(key, remote, length, *ptr);
     });
 }
 

@@ -56,6 +56,9 @@ bool check_pattern(const void *data, size_t length, uint64_t a, uint64_t b);
 // Resident set size of this process, bytes.
 size_t resident_bytes();
 
+// Whether an error's detail text says `part`.
+inline bool mentions(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
 }  // namespace conformance
 
 #define CCS_ASSERT_OK(expr)                                                                      \

@@ -20,8 +20,6 @@ void leave_an_older_error() {
     ASSERT_NE(std::string(ccs_last_error()).find("never registered"), std::string::npos);
 }
 
-bool mentions(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
-
 }  // namespace
 
 TEST(RmaErrors, OperationsThatFailLaterSayWhatFailed) {

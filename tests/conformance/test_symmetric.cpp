@@ -21,7 +21,6 @@ using namespace conformance;
 
 namespace {
 
-bool mentions(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
 bool offsets_asked() {
     const char *v = std::getenv("CCS_SYMMETRIC_ADDRESS");
