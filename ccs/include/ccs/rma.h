@@ -279,7 +279,7 @@ CCS_API ccs_status_t ccs_atomic_sync(ccs_context_t context, int target, int op, 
  * atomically with respect to every other accumulate on it, from any number
  * of processes: into a node peer's ccs_mem_alloc block mapped here the
  * caller applies it in place, holding the block's lock; anywhere else the
- * target applies it in its progress, in pieces of at most 64 KiB (so a
+ * target applies it in its progress, in pieces of 64 KiB to 1 MiB (so a
  * large one is never buffered whole), taking the same lock for a block.
  * Put, get, atomics and plain stores to the same elements at the same time
  * are the caller's race. */
