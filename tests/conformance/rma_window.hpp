@@ -6,6 +6,7 @@
 #include <ccs/rma.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace conformance {
@@ -96,6 +97,13 @@ private:
     std::vector<ccs_rkey_t> keys_;
     std::vector<uint64_t> bases_;
 };
+
+// RMA suites run each case on both kinds of window (the parameter of a
+// window): registered heap memory and ccs_mem_alloc memory.
+inline auto window_kinds() { return ::testing::Values(false, true); }
+inline std::string window_kind_name(const ::testing::TestParamInfo<bool> &info) {
+    return info.param ? "Allocated" : "Registered";
+}
 
 inline int right() { return (rank() + 1) % size(); }
 inline int left() { return (rank() + size() - 1) % size(); }

@@ -71,8 +71,7 @@ void check_type(ccs_context_t ctx, const window &w, int type, int &checked) {
 }  // namespace
 
 class Accumulate : public ::testing::TestWithParam<bool> {};
-INSTANTIATE_TEST_SUITE_P(Accumulate, Accumulate, ::testing::Values(false, true),
-                         [](const auto &param_info) { return param_info.param ? "Allocated" : "Registered"; });
+INSTANTIATE_TEST_SUITE_P(Accumulate, Accumulate, window_kinds(), window_kind_name);
 
 TEST_P(Accumulate, EveryTypeAndOpMatchesAModel) {
     scoped_context ctx("accumulate-model");

@@ -52,8 +52,7 @@ uint64_t read_word(const void *p, size_t width) {
 }  // namespace
 
 class Atomics : public ::testing::TestWithParam<bool> {};
-INSTANTIATE_TEST_SUITE_P(Atomics, Atomics, ::testing::Values(false, true),
-                         [](const auto &param_info) { return param_info.param ? "Allocated" : "Registered"; });
+INSTANTIATE_TEST_SUITE_P(Atomics, Atomics, window_kinds(), window_kind_name);
 
 // Each rank works on its own slot in its right neighbour's window: every
 // op, every width, blocking and with a counter, explicit and implicit key.

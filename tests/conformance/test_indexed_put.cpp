@@ -40,8 +40,7 @@ struct queue {
 }  // namespace
 
 class IndexedPut : public ::testing::TestWithParam<bool> {};
-INSTANTIATE_TEST_SUITE_P(IndexedPut, IndexedPut, ::testing::Values(false, true),
-                         [](const auto &param_info) { return param_info.param ? "Allocated" : "Registered"; });
+INSTANTIATE_TEST_SUITE_P(IndexedPut, IndexedPut, window_kinds(), window_kind_name);
 
 // Every rank appends 200 elements, alternating its explicit key and the
 // implicit one; rank 0 then finds each exactly once, packed end to end.

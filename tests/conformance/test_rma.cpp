@@ -17,8 +17,7 @@ using namespace conformance;
 
 
 class RmaMemory : public ::testing::TestWithParam<bool> {};
-INSTANTIATE_TEST_SUITE_P(Rma, RmaMemory, ::testing::Values(false, true),
-                         [](const auto &param_info) { return param_info.param ? "Allocated" : "Registered"; });
+INSTANTIATE_TEST_SUITE_P(Rma, RmaMemory, window_kinds(), window_kind_name);
 
 TEST_P(RmaMemory, PutThenGetEverySizeToTheNextRank) {
     scoped_context ctx("rma-put-get");

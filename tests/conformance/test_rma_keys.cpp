@@ -102,8 +102,7 @@ struct shared_registration {
 }  // namespace
 
 class RmaKeys : public ::testing::TestWithParam<bool> {};
-INSTANTIATE_TEST_SUITE_P(RmaKeys, RmaKeys, ::testing::Values(false, true),
-                         [](const auto &param_info) { return param_info.param ? "Allocated" : "Registered"; });
+INSTANTIATE_TEST_SUITE_P(RmaKeys, RmaKeys, window_kinds(), window_kind_name);
 
 // A key is verifiable: any change to its bytes, a cut, or bytes that are
 // no key at all are refused, and nothing else happens: the real key still
