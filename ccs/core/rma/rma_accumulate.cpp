@@ -177,9 +177,7 @@ void rma_engine::on_accumulate_reply(const ccs_am_message_t *m, void *arg) {
     request &r = it->second;
     const auto st = static_cast<ccs_status_t>(m->args[1]);
     if (st != CCS_OK) {
-        self->finish(r, st,
-                     "rank " + std::to_string(r.op.target) + " refused it: " +
-                         std::string(static_cast<const char *>(m->payload), m->payload_size));
+        self->finish(r, st, refused(r, m));
         self->requests_.erase(it);
         return;
     }

@@ -76,6 +76,10 @@ std::string refusal_text(const ccs_am_message_t *m) {
 
 }  // namespace
 
+std::string rma_engine::refused(const request &r, const ccs_am_message_t *m) {
+    return "rank " + std::to_string(r.op.target) + " refused it: " + refusal_text(m);
+}
+
 void rma_engine::issue_emulated(request &r) {
     ++stats_.emulated;
     r.at = stage::in_flight;
@@ -219,7 +223,7 @@ void rma_engine::on_reply(const ccs_am_message_t *m, void *arg) {
     request &r = it->second;
     auto st = static_cast<ccs_status_t>(m->args[1]);
     std::string why;
-    if (st != CCS_OK) why = "rank " + std::to_string(r.op.target) + " refused it: " + refusal_text(m);
+    if (st != CCS_OK) why = refused(r, m);
     if (st == CCS_OK && !r.op.writes_remote()) {
         if (m->payload_size != r.op.bytes()) {
             st = CCS_ERR_INTERNAL;

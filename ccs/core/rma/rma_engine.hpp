@@ -317,6 +317,9 @@ private:
     // Tells `holder` that our registration `handle` is gone.
     void revoke(int holder, uint64_t handle);
     void reply(int to, uint16_t handler, uint64_t token, ccs_status_t status, const void *data, size_t length);
+    // A reply's refusal of `r`, as its completion's detail: "rank N
+    // refused it: " and the reason the target's reply carries.
+    static std::string refused(const request &r, const ccs_am_message_t *m);
 
     context_table &contexts_;
     am_engine &am_;

@@ -125,8 +125,7 @@ void rma_engine::on_indexed_reply(const ccs_am_message_t *m, void *arg) {
     auto st = static_cast<ccs_status_t>(m->args[1]);
     std::string why;
     if (st != CCS_OK) {
-        why = "rank " + std::to_string(r.op.target) + " refused it: " +
-              std::string(static_cast<const char *>(m->payload), m->payload_size);
+        why = refused(r, m);
     } else if (m->payload_size != 8) {
         st = CCS_ERR_INTERNAL;
         why = "the reply holds " + std::to_string(m->payload_size) + " bytes";
