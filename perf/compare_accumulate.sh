@@ -22,14 +22,7 @@ case "$mode" in
   *) echo "mode is node or tcp" >&2; exit 2 ;;
 esac
 sizes=(8 4096 65536 1048576 4194304)
-scripts/install-deps.sh perf
-[ -x "$build/bin/ccs_perf_rma" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
-work=$(mktemp -d)
-figures=$work/figures
-trap 'rm -rf "$work"' EXIT
-. perf/rounds.sh
-mpicc.openmpi -O2 perf/mpi_accumulate.c -o "$work/ompi"
-mpicc.mpich -O2 perf/mpi_accumulate.c -o "$work/mpich"
+. perf/mpi_peer.sh perf/mpi_accumulate.c
 for round in $(seq "$rounds"); do
   mpirun.openmpi --allow-run-as-root -n 2 --bind-to core "${ompi_net[@]}" "$work/ompi" "${sizes[@]}" 2>/dev/null |
     while read -r bytes us; do record "$bytes" ompi "$us"; done

@@ -11,14 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 rounds=${ROUNDS:-5}
-scripts/install-deps.sh perf
-[ -x "$build/bin/ccs_perf_rma" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
-work=$(mktemp -d)
-figures=$work/figures
-trap 'rm -rf "$work"' EXIT
-. perf/rounds.sh
-mpicc.openmpi -O2 perf/mpi_fetch_and_op.c -o "$work/ompi"
-mpicc.mpich -O2 perf/mpi_fetch_and_op.c -o "$work/mpich"
+. perf/mpi_peer.sh perf/mpi_fetch_and_op.c
 pinned='exec taskset -c "$0" "$@"'
 ccs_us() {  # <filter>: microseconds per operation
   "$build/bin/ccsrun" -n 2 --timeout 120 sh -c 'exec taskset -c "$CCS_RANK" "$0" "$@"' "$build/bin/ccs_perf_rma" \

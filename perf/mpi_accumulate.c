@@ -6,19 +6,14 @@
  * operation>" per size. Built against Open MPI and MPICH alike by
  * perf/compare_accumulate.sh.
  *   usage: mpi_accumulate [bytes ...] */
+#include "mpi_pair.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0) fprintf(stderr, "run with 2 processes\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    const int rank = mpi_pair_start(&argc, &argv);
     const long max_bytes = 4 << 20;
     double *src = malloc((size_t)max_bytes);
     for (long i = 0; i < max_bytes / 8; ++i) src[i] = 1.0;

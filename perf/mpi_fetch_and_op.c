@@ -6,20 +6,15 @@
  * operation in microseconds. Built against Open MPI and MPICH alike by
  * perf/compare_fetch_and_op.sh.
  *   usage: mpi_fetch_and_op [iterations] */
+#include "mpi_pair.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0) fprintf(stderr, "run with 2 processes\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    const int rank = mpi_pair_start(&argc, &argv);
     const long iterations = argc > 1 ? atol(argv[1]) : 200000;
     uint64_t *base = NULL;
     MPI_Win win;
