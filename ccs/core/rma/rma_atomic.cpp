@@ -16,11 +16,8 @@ namespace ccs {
 
 // The common case inline: an explicit key whose region is mapped here.
 bool rma_engine::try_mapped_atomic(const rma_request &q) {
-    if (q.key.id == 0 || q.target == rank_) return false;
-    const remote_key *k = keys_.find(q.key.id);
-    if (!k || !k->mapped || k->ended() || k->owner != q.target ||
-        !range_holds(k->base, k->length, q.remote.address, q.atomic.width))
-        return false;  // the general path takes it, or says what is wrong
+    const remote_key *k = mapped_key(q, q.atomic.width);
+    if (!k) return false;
     const uint64_t old = apply_atomic(q.atomic, k->mapped + (q.remote.address - k->base));
     store_fetched(q.atomic, reinterpret_cast<void *>(static_cast<uintptr_t>(q.local.address)), old);
     ++stats_.atomics;

@@ -174,6 +174,19 @@ private:
     // The request's pieces as lists (datadescs walked).
     static rma_operation as_lists(const rma_request &request);
 
+    // The explicit key of `q`, when its owner is the target, its
+    // registration live and mapped here, and it holds `length` bytes at
+    // the request's remote address: what the inline atomic and indexed put
+    // need. Null otherwise (the general path takes the request, or says
+    // what is wrong).
+    const remote_key *mapped_key(const rma_request &q, uint64_t length) const {
+        if (q.key.id == 0 || q.target == rank_) return nullptr;
+        const remote_key *k = keys_.find(q.key.id);
+        if (!k || !k->mapped || k->ended() || k->owner != q.target ||
+            !range_holds(k->base, k->length, q.remote.address, length))
+            return nullptr;
+        return k;
+    }
     // Atomics (rma_atomic.cpp): applied here where the word is mapped,
     // else (this process's own, or a request) in issue.
     bool try_mapped_atomic(const rma_request &q);

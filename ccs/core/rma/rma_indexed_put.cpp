@@ -42,10 +42,8 @@ bool within_limit(uint64_t old, uint64_t length, uint64_t limit) { return old <=
 }  // namespace
 
 bool rma_engine::try_mapped_indexed(const rma_request &q, ccs_status_t &status) {
-    if (q.key.id == 0 || q.target == rank_) return false;
-    const remote_key *k = keys_.find(q.key.id);
-    if (!k || !k->mapped || k->ended() || k->owner != q.target || !range_holds(k->base, k->length, q.remote.address, 8))
-        return false;  // the general path takes it, or says what is wrong
+    const remote_key *k = mapped_key(q, 8);
+    if (!k) return false;
     const uint64_t length = q.local.length;
     auto *word = reinterpret_cast<uint64_t *>(k->mapped + (q.remote.address - k->base));
     uint64_t old = 0;
