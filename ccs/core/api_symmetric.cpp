@@ -96,7 +96,7 @@ ccs_status_t alloc_symmetric(runtime &rt, size_t length, void **addr, ccs_mem_t 
     put_word(mine, reinterpret_cast<uintptr_t>(part));
     if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 1, all)) != CCS_OK) return undo(rt, m, st);
     // 3: the others place theirs at the same address if it is free there;
-    // every part's place, length and key go to all.
+    // every part's place and key go to all.
     if (same) where.at = word_at(all[0], 0);
     if (rt.rank() != 0) st = rt.memory().allocate_symmetric(length, where, part, m, placed);
     blob key;
@@ -109,9 +109,8 @@ ccs_status_t alloc_symmetric(runtime &rt, size_t length, void **addr, ccs_mem_t 
     mine.clear();
     put_word(mine, placed ? 1 : 0);
     put_word(mine, reinterpret_cast<uintptr_t>(part));
-    put_word(mine, length);
     mine.insert(mine.end(), key.begin(), key.end());
-    if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 3, all)) != CCS_OK) return undo(rt, m, st);
+    if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 2, all)) != CCS_OK) return undo(rt, m, st);
     // 4: every key unpacked everywhere, or none kept.
     symmetric_block b;
     b.mem = m.id;
@@ -124,9 +123,8 @@ ccs_status_t alloc_symmetric(runtime &rt, size_t length, void **addr, ccs_mem_t 
         const blob &got = all[static_cast<size_t>(r)];
         b.same_address = b.same_address && word_at(got, 0) == 1 && word_at(got, 8) == b.base;
         b.bases.push_back(word_at(got, 8));
-        b.lengths.push_back(word_at(got, 16));
         b.keys.push_back({0});
-        st = rt.rma().unpack_key(r, got.data() + 24, got.size() - 24, b.keys.back());
+        st = rt.rma().unpack_key(r, got.data() + 16, got.size() - 16, b.keys.back());
         if (st != CCS_OK) why = "the key of rank " + std::to_string(r) + ": " + last_error();
     }
     if ((st = step(rt, call, st, why, {}, 0, all)) != CCS_OK) {

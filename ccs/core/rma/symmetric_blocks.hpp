@@ -22,8 +22,7 @@ struct symmetric_block {
     size_t span = 0;             // the longest part's length: offsets below it name a location
     bool same_address = false;   // every part starts at `base`
     std::vector<uint64_t> bases;      // by rank
-    std::vector<uint64_t> lengths;    // by rank
-    std::vector<ccs_rkey_t> keys;     // by rank, unpacked here
+    std::vector<ccs_rkey_t> keys;     // by rank, unpacked here (they bound each part's length)
 };
 
 class symmetric_blocks {
@@ -46,7 +45,6 @@ public:
         return addr - b.base < b.span ? &b : nullptr;
     }
     void remove(uintptr_t base) { blocks_.erase(base); }
-    bool empty() const { return blocks_.empty(); }
 
     // CCS_RKEY_SYMMETRIC: `remote` (an address here) becomes `target`'s
     // address and `key` its key. CCS_ERR_NOT_REGISTERED, naming `call`, when
