@@ -59,7 +59,7 @@ public:
     // all[r] is rank r's address, present[r] false where rank r has none.
     ccs_status_t connect(const std::vector<blob> &all, const std::vector<bool> &present,
                          std::string &reason);
-    bool reachable(int peer) { return table().reachable(state_, peer) != 0; }
+    bool reachable(int peer) const { return table().reachable(state_, peer) != 0; }
     ccs_status_t wireup_complete(std::string &reason);
 
     ccs_plugin_status_t send(int peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
@@ -99,6 +99,12 @@ public:
     ccs_plugin_status_t get(int peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
         return table().get(state_, peer, local, nlocal, remote, nremote, rkey, token);
+    }
+    // Atomics the plugin carries out itself (ccs_plugin_v1.h: atomic).
+    bool native_atomics() const { return (attr_.caps & CCS_PLUGIN_CAP_ATOMIC) != 0; }
+    ccs_plugin_status_t atomic(int peer, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
+                               uint64_t compare, void *result, void *rkey, uint64_t token) {
+        return table().atomic(state_, peer, op, width, remote, operand, compare, result, rkey, token);
     }
 
 private:

@@ -14,7 +14,7 @@
 //   address, connect, reachable, am_send, progress
 // and, where the plugin provides them, any of wireup_complete, mem_reg,
 // mem_dereg, rkey_pack, rkey_unpack, rkey_release, put, get,
-// am_send_nocopy, rkey_ptr. An operation the class lacks is left NULL, and
+// am_send_nocopy, rkey_ptr, atomic. An operation the class lacks is left NULL, and
 // the core gives it the typed stub (CCS_PLUGIN_ERR_UNSUPPORTED).
 #pragma once
 
@@ -123,6 +123,11 @@ constexpr ccs_plugin_v1_t make_table() {
     if constexpr (requires(Plugin &p, void **local) { p.rkey_ptr(nullptr, uint64_t{}, size_t{}, local); })
         t.rkey_ptr = [](void *p, void *rkey, uint64_t remote, size_t length, void **local) {
             return self<Plugin>(p)->rkey_ptr(rkey, remote, length, local);
+        };
+    if constexpr (requires(Plugin &p) { p.atomic(0, 0u, 0u, uint64_t{}, uint64_t{}, uint64_t{}, nullptr, nullptr, uint64_t{}); })
+        t.atomic = [](void *p, int32_t peer, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
+                      uint64_t compare, void *result, void *rkey, uint64_t token) {
+            return self<Plugin>(p)->atomic(peer, op, width, remote, operand, compare, result, rkey, token);
         };
     return t;
 }

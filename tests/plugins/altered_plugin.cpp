@@ -225,6 +225,11 @@ public:
         if (cfg_.deny_rma || !inner_->get) return refuse_rma();
         return inner_->get(state_, peer, local, nlocal, remote, nremote, rkey, token);
     }
+    ccs_plugin_status_t atomic(int32_t peer, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
+                               uint64_t compare, void *result, void *rkey, uint64_t token) {
+        if (!CCS_PLUGIN_HAS(inner_, atomic)) return CCS_PLUGIN_ERR_UNSUPPORTED;
+        return inner_->atomic(state_, peer, op, width, remote, operand, compare, result, rkey, token);
+    }
 
 private:
     // What the real plugin is given: the core's services, but for the ones

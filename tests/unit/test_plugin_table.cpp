@@ -54,6 +54,20 @@ TEST(PluginTable, APluginBuiltBeforeRkeyPtrKeepsPutAndGetInThePlugin) {
     EXPECT_EQ(local, nullptr);  // not mapped: the core calls put and get
 }
 
+TEST(PluginTable, APluginBuiltBeforeAtomicsLeavesThemToTheCore) {
+    ccs_plugin_v1_t older{};
+    std::memset(&older, 0xFF, sizeof older);
+    older.struct_size = offsetof(ccs_plugin_v1_t, atomic);
+    older.abi_version = CCS_PLUGIN_ABI_VERSION_1;
+    older.name = "older";
+    plugin_table t;
+    std::string why;
+    ASSERT_TRUE(plugin_table_from_v1(older, t, why)) << why;
+    uint64_t old = 7;
+    EXPECT_EQ(t.atomic(nullptr, 1, CCS_PLUGIN_ATOMIC_ADD, 8, 0, 1, 0, &old, nullptr, 0), CCS_PLUGIN_ERR_UNSUPPORTED);
+    EXPECT_EQ(old, 7u);
+}
+
 TEST(PluginTable, NullOpsBecomeStubs) {
     ccs_plugin_v1_t v{};
     v.struct_size = sizeof v;

@@ -58,6 +58,10 @@ ccs_plugin_status_t rkey_ptr(void *, void *, uint64_t, size_t, void **local) {
     *local = nullptr;
     return CCS_PLUGIN_ERR_UNSUPPORTED;  // put and get go through the plugin
 }
+ccs_plugin_status_t atomic(void *, int32_t, uint32_t, uint32_t, uint64_t, uint64_t, uint64_t, void *, void *,
+                           uint64_t) {
+    return CCS_PLUGIN_ERR_UNSUPPORTED;  // the core's atomics only
+}
 }  // namespace stub
 
 }  // namespace
@@ -98,6 +102,7 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     CCS_OP_OR_STUB(get);
     CCS_OP_OR_STUB(am_send_nocopy);
     CCS_OP_OR_STUB(rkey_ptr);
+    CCS_OP_OR_STUB(atomic);
 #undef CCS_OP_OR_STUB
     return true;
 }

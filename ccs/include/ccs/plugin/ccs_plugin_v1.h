@@ -66,9 +66,26 @@ enum {
 #define CCS_PLUGIN_CAP_PUT (1ull << 2)        /* put without the target's CPU */
 #define CCS_PLUGIN_CAP_GET (1ull << 3)        /* get without the target's CPU */
 #define CCS_PLUGIN_CAP_MAP_SHARED (1ull << 4) /* rkey_ptr maps peers' ccs_mem_alloc memory */
-/* Bits 5..63 are reserved for atomics and later capabilities. Without
- * CAP_PUT / CAP_GET (or when an operation returns UNSUPPORTED) the core
- * carries RMA in active messages. */
+/* atomic: the plugin carries out 32- and 64-bit atomics itself (network
+ * adapter atomics, or CPU atomics in memory its lanes map), at least to
+ * some peers; it answers UNSUPPORTED for a peer it cannot. */
+#define CCS_PLUGIN_CAP_ATOMIC (1ull << 5)
+/* Bits 6..63 are reserved for later capabilities. Without CAP_PUT /
+ * CAP_GET (or when an operation returns UNSUPPORTED) the core carries RMA
+ * in active messages. */
+
+/* The operations of the atomic entry point; the values are
+ * ccs_atomic_op_t's. */
+typedef enum ccs_plugin_atomic_op {
+    CCS_PLUGIN_ATOMIC_ADD = 0,
+    CCS_PLUGIN_ATOMIC_AND = 1,
+    CCS_PLUGIN_ATOMIC_OR = 2,
+    CCS_PLUGIN_ATOMIC_XOR = 3,
+    CCS_PLUGIN_ATOMIC_SWAP = 4,
+    CCS_PLUGIN_ATOMIC_CSWAP = 5, /* if (word == compare) word = operand */
+    CCS_PLUGIN_ATOMIC_FETCH = 6, /* reads the word                      */
+    CCS_PLUGIN_ATOMIC_SET = 7    /* word = operand, nothing fetched      */
+} ccs_plugin_atomic_op_t;
 
 /* Which peers a plugin can reach at all; the core routes by this, never by
  * a plugin's name. */
@@ -254,6 +271,25 @@ typedef struct ccs_plugin_v1 {
      * until rkey_release. UNSUPPORTED: not mapped. */
     ccs_plugin_status_t (*rkey_ptr)(void *state, void *rkey, uint64_t remote,
                                     size_t length, void **local);
+
+    /* ---- atomics (appended; with CCS_PLUGIN_CAP_ATOMIC) ---------------- */
+
+    /* Applies `op` (ccs_plugin_atomic_op_t) to the `width`-byte (4 or 8)
+     * word at `remote` of `peer`, reached through rkey, which the core
+     * unpacked for `peer` (also when `peer` is this process: memory
+     * registered for plugin atomics is changed only through this entry
+     * point, by its owner too, so that every update of a word takes one
+     * mechanism). The core has checked alignment and the key's range.
+     * `result`, if not NULL, receives the old value (width bytes) by the
+     * time the operation completes. OK: done (at the target). IN_PROGRESS:
+     * completes through services->rma_complete(token). AGAIN: nothing done.
+     * UNSUPPORTED: this plugin cannot carry out atomics to `peer` itself
+     * (its lanes there would emulate them): the core reports the
+     * operation unsupported, changing nothing. */
+    ccs_plugin_status_t (*atomic)(void *state, int32_t peer, uint32_t op,
+                                  uint32_t width, uint64_t remote,
+                                  uint64_t operand, uint64_t compare,
+                                  void *result, void *rkey, uint64_t token);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus
