@@ -30,7 +30,7 @@ extern "C" ccs_status_t ccs_peer_query(int peer, ccs_peer_attr_t *attr) {
         const transport *t = rt->route(peer);
         if (!t) {  // this process: everything is a load or a store
             attr->flags = CCS_PEER_SAME_NODE | CCS_PEER_AM_ORDERED | CCS_PEER_PUT_NATIVE | CCS_PEER_GET_NATIVE |
-                          CCS_PEER_MAPS_MEMORY;
+                          CCS_PEER_MAPS_MEMORY | (rt->rma().network_atomics_reach(peer) ? CCS_PEER_NETWORK_ATOMICS : 0);
             set_transport(*attr, "self");
             attr->am_max_packet = SIZE_MAX;
             return CCS_OK;
@@ -43,6 +43,7 @@ extern "C" ccs_status_t ccs_peer_query(int peer, ccs_peer_attr_t *attr) {
         if (rt->rma().native(peer, false)) flags |= CCS_PEER_GET_NATIVE;
         if ((caps & CCS_PLUGIN_CAP_MAP_SHARED) && (flags & CCS_PEER_SAME_NODE)) flags |= CCS_PEER_MAPS_MEMORY;
         if (rt->am().peer_has_failed(peer)) flags |= CCS_PEER_FAILED;
+        if (rt->rma().network_atomics_reach(peer)) flags |= CCS_PEER_NETWORK_ATOMICS;
         attr->flags = flags;
         set_transport(*attr, t->name());
         attr->am_max_packet = t->attr().am_max_packet;

@@ -168,6 +168,21 @@ ccs_status_t ccs_mem_register(void *addr, size_t length, ccs_mem_t *mem) {
     });
 }
 
+ccs_status_t ccs_mem_register_atomics(void *addr, size_t length, int by, ccs_mem_t *mem) {
+    return guarded([&]() -> ccs_status_t {
+        ccs_status_t st = CCS_OK;
+        runtime *rt = running(st, "ccs_mem_register_atomics");
+        if (!rt) return st;
+        if (!mem) return fail(CCS_ERR_INVALID_ARG, "ccs_mem_register_atomics: mem is NULL");
+        if (length > 0 && !addr)
+            return fail(CCS_ERR_INVALID_ARG, "ccs_mem_register_atomics: addr is NULL but length > 0");
+        if (by != CCS_ATOMICS_BY_CPU && by != CCS_ATOMICS_BY_NETWORK)
+            return fail(CCS_ERR_INVALID_ARG,
+                        "ccs_mem_register_atomics: by " + std::to_string(by) + " is not a ccs_atomics_by_t");
+        return rt->memory().register_memory(addr, length, *mem, by == CCS_ATOMICS_BY_NETWORK);
+    });
+}
+
 ccs_status_t ccs_mem_deregister(ccs_mem_t mem) {
     return guarded([&]() -> ccs_status_t {
         ccs_status_t st = CCS_OK;

@@ -149,7 +149,11 @@ ccs_status_t runtime::install_subsystems() {
     for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
     std::vector<bool> near(static_cast<size_t>(size_));
     for (int peer = 0; peer < size_; ++peer) near[static_cast<size_t>(peer)] = same_node(peer);
-    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, near, rank_, wired_.secret,
+    // Network atomics: the highest-priority transport that does atomics.
+    transport *atomics = nullptr;
+    for (transport *t : all)
+        if (t->native_atomics() && (!atomics || t->attr().priority > atomics->attr().priority)) atomics = t;
+    rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, near, atomics, rank_, wired_.secret,
                                         settings_.rma_emulate, settings_.rma_layout_piece);
     if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
@@ -268,6 +272,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rma.gets", rma_->stats().gets},
         {"rma.atomics", rma_->stats().atomics},
         {"rma.atomics_at_target", rma_->stats().atomics_at_target},
+        {"rma.atomics_by_network", rma_->stats().atomics_by_network},
         {"rma.accumulates", rma_->stats().accumulates},
         {"rma.indexed_puts", rma_->stats().indexed_puts},
         {"rma.native", rma_->stats().native},

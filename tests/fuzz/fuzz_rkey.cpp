@@ -30,6 +30,7 @@ bool same(const ccs::key_contents &a, const ccs::key_contents &b) {
     return a.owner == b.owner && a.handle == b.handle && a.base == b.base && a.length == b.length &&
            a.liveness.pid == b.liveness.pid && a.liveness.fd == b.liveness.fd && a.liveness.slot == b.liveness.slot &&
            a.liveness.nonce == b.liveness.nonce && a.liveness.lock_slot == b.liveness.lock_slot &&
+           a.network_atomics == b.network_atomics &&
            a.transports == b.transports;
 }
 

@@ -10,9 +10,10 @@ namespace ccs {
 namespace {
 
 constexpr uint32_t key_magic = 0x4b534343;  // "CCSK"
-constexpr uint32_t key_version = 3;
+constexpr uint32_t key_version = 4;
 constexpr size_t tag_bytes = 16;
 constexpr uint32_t max_transports = 64;
+constexpr uint32_t key_flag_network_atomics = 1;
 
 void ensure_sodium() {
     // Thread-safe and idempotent; fails only when the system has no
@@ -39,6 +40,7 @@ std::vector<uint8_t> key_write(const key_contents &c, const key_secret &secret) 
     w.u32(key_magic).u32(key_version).u32(static_cast<uint32_t>(c.owner)).u64(c.handle).u64(c.base).u64(c.length);
     w.u32(static_cast<uint32_t>(c.liveness.pid)).u32(static_cast<uint32_t>(c.liveness.fd)).u32(c.liveness.slot);
     w.u64(c.liveness.nonce).u32(c.liveness.lock_slot);
+    w.u32(c.network_atomics ? key_flag_network_atomics : 0);
     w.u32(static_cast<uint32_t>(c.transports.size()));
     for (const auto &[name, part] : c.transports) w.str(name).bytes(part);
     std::vector<uint8_t> out = w.take();
@@ -81,6 +83,9 @@ bool key_read_fields(const uint8_t *bytes, size_t length, key_contents &out) {
     out.liveness.slot = r.u32();
     out.liveness.nonce = r.u64();
     out.liveness.lock_slot = r.u32();
+    const uint32_t flags = r.u32();
+    if (flags & ~key_flag_network_atomics) return false;
+    out.network_atomics = (flags & key_flag_network_atomics) != 0;
     const uint32_t n = r.u32();
     if (!r.ok() || n > max_transports) return false;
     out.transports.clear();

@@ -44,6 +44,9 @@ struct key_contents {
     uint64_t base = 0;
     uint64_t length = 0;
     key_liveness liveness;
+    // Atomics on the registration are the network adapter's (the
+    // transport's atomic entry point), from every process: never the CPU's.
+    bool network_atomics = false;
     std::vector<std::pair<std::string, std::vector<uint8_t>>> transports;  // name, plugin key
 };
 

@@ -87,7 +87,36 @@ void memory_registry::mem_dereg(region &r) {
     for (size_t i = 0; i < transports_.size() && i < r.handles.size(); ++i) transports_[i]->mem_dereg(r.handles[i]);
 }
 
-ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out) {
+bool memory_registry::has_atomics_transport() const {
+    return std::any_of(transports_.begin(), transports_.end(), [](const transport *t) { return t->native_atomics(); });
+}
+
+ccs_status_t memory_registry::check_atomics_mechanism(uintptr_t addr, size_t length, bool network) const {
+    if (length == 0 || (!network && network_registrations_ == 0)) return CCS_OK;
+    const uintptr_t end = addr + length;
+    for (auto it = by_addr_.begin(); it != by_addr_.end() && it->first < end; ++it) {
+        const registration &reg = handles_.at(it->second);
+        if (reg.network_atomics == network || reg.length == 0 || reg.addr + reg.length <= addr) continue;
+        return fail(CCS_ERR_INVALID_ARG,
+                    describe_range(addr, length) + " overlaps registration " + std::to_string(reg.id) + " " +
+                        describe_range(reg.addr, reg.length) + ", whose atomics are carried out by " +
+                        (reg.network_atomics ? "the network adapter" : "the CPU") +
+                        ": one word must never be updated by both mechanisms");
+    }
+    return CCS_OK;
+}
+
+ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out, bool network_atomics) {
+    const char *call = network_atomics ? "ccs_mem_register_atomics: " : "ccs_mem_register: ";
+    if (network_atomics && !has_atomics_transport()) {
+        std::string names;
+        for (const transport *t : transports_) names += (names.empty() ? "" : ", ") + t->name();
+        return fail(CCS_ERR_UNSUPPORTED, call + ("no transport of this process carries out atomics itself "
+                                                 "(loaded: " + names + ")"));
+    }
+    if (const ccs_status_t st = check_atomics_mechanism(reinterpret_cast<uintptr_t>(addr), length, network_atomics);
+        st != CCS_OK)
+        return fail(st, call + last_error());
     if (!generations_open_) {
         const ccs_status_t st = generations_.open(generation_slots);
         if (st != CCS_OK) return st;
@@ -111,6 +140,8 @@ ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem
         const auto lock = block_locks_.emplace(reg.r->start, reg.slot).first;
         reg.lock_slot = lock->second;
     }
+    reg.network_atomics = network_atomics;
+    network_registrations_ += network_atomics;
     ++next_id_;
     handles_.emplace(reg.id, reg);
     by_addr_.emplace(reg.addr, reg.id);
@@ -132,6 +163,7 @@ ccs_status_t memory_registry::deregister(ccs_mem_t mem) {
 
 void memory_registry::drop(std::unordered_map<uint64_t, registration>::iterator it) {
     const registration reg = it->second;
+    network_registrations_ -= reg.network_atomics;
     handles_.erase(it);
     // Every key to it is stale from here on, wherever it is checked.
     generations_.give_back(reg.slot);
@@ -263,6 +295,7 @@ ccs_status_t memory_registry::pack(const registration &reg, std::vector<uint8_t>
     c.length = reg.length;
     c.liveness = generations_.where(reg.slot);
     c.liveness.lock_slot = reg.lock_slot;
+    c.network_atomics = reg.network_atomics;
     for (size_t i = 0; i < transports_.size(); ++i) {
         void *memh = reg.r ? reg.r->handles[i] : nullptr;
         size_t n = 0;

@@ -32,7 +32,17 @@ public:
     memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes, const key_secret &secret);
     ~memory_registry() override;
 
-    ccs_status_t register_memory(void *addr, size_t length, ccs_mem_t &out);
+    // ccs_mem_register, and with `network_atomics` ccs_mem_register_atomics
+    // (CCS_ATOMICS_BY_NETWORK): refused where no transport carries out
+    // atomics itself, or where the range overlaps a live registration whose
+    // atomics take the other mechanism.
+    ccs_status_t register_memory(void *addr, size_t length, ccs_mem_t &out, bool network_atomics = false);
+    // Whether atomics on registration `handle` are the network adapter's
+    // (false too for a handle that has ended).
+    bool network_atomics(uint64_t handle) const {
+        const auto it = handles_.find(handle);
+        return it != handles_.end() && it->second.network_atomics;
+    }
     // ccs_mem_deregister: refuses a handle from ccs_mem_alloc, whose pages
     // only ccs_mem_free unmaps.
     ccs_status_t deregister(ccs_mem_t mem);
@@ -89,7 +99,13 @@ private:
         std::vector<int> implicit_holders;  // ranks we sent an implicit key for it
         bool allocated = false;             // by ccs_mem_alloc: only ccs_mem_free ends it
         bool symmetric = false;             // by ccs_mem_alloc_symmetric: only ccs_mem_free_symmetric
+        bool network_atomics = false;       // atomics on it by the network adapter (the key says so)
     };
+    // Refuses [addr, addr + length) for a registration with `network`
+    // atomics where a live registration of the other mechanism overlaps it.
+    ccs_status_t check_atomics_mechanism(uintptr_t addr, size_t length, bool network) const;
+    bool has_atomics_transport() const;
+    size_t network_registrations_ = 0;  // live ones: until then no overlap is looked for
     ccs_status_t allocate_at(const char *call, size_t length, const placement &where, void *&addr, ccs_mem_t &out,
                              bool *placed);
     ccs_status_t pack(const registration &reg, std::vector<uint8_t> &out) const;

@@ -1,8 +1,13 @@
-// Remote atomics: one word changed by the CPU's atomic instructions, here
-// where the word is mapped (a node peer's ccs_mem_alloc block), else at the
-// target inside its progress. Never by a plugin's own atomics: one
-// mechanism, so every CCS atomic on a word is atomic with respect to the
-// others whatever path each took.
+// Remote atomics. A registration's atomics take one mechanism, chosen
+// when it is made and carried in its keys:
+//  - the CPU's (the default): the atomic instructions change the word here
+//    where it is mapped (a node peer's ccs_mem_alloc block), else the
+//    target does in its progress, from an active message;
+//  - the network adapter's (ccs_mem_register_atomics): the atomics
+//    transport's atomic entry point, from every process, its owner too.
+// Either way every CCS atomic on a word is atomic with respect to the
+// others. A CPU atomic that reaches memory of the other mechanism (a
+// stale or forged key) is refused by the target.
 //
 //   atomic request  rma_wire.hpp
 //   reply           args {token, status}   payload: the old value (width bytes)
@@ -17,7 +22,7 @@ namespace ccs {
 // The common case inline: an explicit key whose region is mapped here.
 bool rma_engine::try_mapped_atomic(const rma_request &q) {
     const remote_key *k = mapped_key(q, q.atomic.width);
-    if (!k) return false;
+    if (!k || k->network_atomics) return false;
     const uint64_t old = apply_atomic(q.atomic, k->mapped + (q.remote.address - k->base));
     store_fetched(q.atomic, reinterpret_cast<void *>(static_cast<uintptr_t>(q.local.address)), old);
     ++stats_.atomics;
@@ -38,13 +43,78 @@ void rma_engine::issue_atomic(request &r) {
     if (st != CCS_OK) finish(r, st, last_error());
 }
 
+void rma_engine::issue_network_atomic(request &r, const remote_key &k) {
+    const int target = r.op.target;
+    if (!k.atomic_t || !k.atomic_key)
+        return finish(r, CCS_ERR_UNSUPPORTED,
+                      "rank " + std::to_string(target) + " registered the word for network atomics, and " +
+                          (k.atomic_t ? "its key has no part for plugin '" + k.atomic_t->name() + "'"
+                                      : std::string("no transport of this process carries atomics out itself")));
+    const rma_atomic &a = r.op.atomic;
+    void *fetched = r.op.local.size() > 0 ? reinterpret_cast<void *>(static_cast<uintptr_t>(r.op.local.data()[0].address))
+                                          : nullptr;
+    transport &t = *k.atomic_t;
+    const ccs_plugin_status_t st =
+        t.atomic(target, a.op, a.width, r.op.remote.data()[0].address, a.operand, a.compare, fetched, k.atomic_key, r.token);
+    switch (st) {
+    case CCS_PLUGIN_OK:
+        ++stats_.atomics_by_network;
+        return finish(r, CCS_OK);
+    case CCS_PLUGIN_IN_PROGRESS:
+        ++stats_.atomics_by_network;
+        r.at = stage::in_flight;
+        return;
+    case CCS_PLUGIN_AGAIN:
+        r.at = stage::ready;
+        retry_.push_back(r.token);
+        return;
+    case CCS_PLUGIN_ERR_UNSUPPORTED:
+        return finish(r, CCS_ERR_UNSUPPORTED,
+                      "the word is registered for network atomics, and plugin '" + t.name() +
+                          "' cannot carry out atomics to rank " + std::to_string(target) +
+                          " itself (its lanes there would emulate them)");
+    default:
+        return finish(r, status_from_plugin(st), "plugin '" + t.name() + "' refused it: " + plugin_status_name(st));
+    }
+}
+
+bool rma_engine::network_atomics_here(request &r, const remote_key *&k) {
+    if (r.key_id != 0) {  // an explicit key of this process's own
+        k = keys_.find(r.key_id);
+        return k && k->network_atomics;
+    }
+    const uint64_t address = r.op.remote.data()[0].address, width = r.op.atomic.width;
+    const uint64_t handle = memory_.covering(address, width);
+    if (handle == 0 || !memory_.network_atomics(handle)) return false;
+    // The transport reaches this process's own memory through a key, as
+    // any other's: one of its own, kept as an implicit key.
+    uint64_t id = keys_.find_implicit(rank_, address, width);
+    ccs_status_t st = CCS_OK;
+    if (id == 0) {
+        std::vector<uint8_t> key;
+        st = memory_.key_for_range(rank_, address, width, false, key);
+        if (st == CCS_OK) st = keys_.adopt_implicit(rank_, key.data(), key.size(), address, address + width, id);
+    }
+    k = st == CCS_OK ? keys_.find(id) : nullptr;
+    return true;
+}
+
+ccs_status_t rma_engine::indexed_on_network_atomics() {
+    return fail(CCS_ERR_UNSUPPORTED, "the pointer word is in memory registered for network atomics, and the "
+                                     "indexed put moves it with the CPU's atomics: one word must never be "
+                                     "updated by both mechanisms");
+}
+
 void rma_engine::on_atomic_request(const ccs_am_message_t *m, void *arg) {
     auto *self = static_cast<rma_engine *>(arg);
     if (m->nargs < 1) return;
     atomic_message q;
-    const ccs_status_t st = read_atomic_message(m->args, m->nargs, q)
+    ccs_status_t st = read_atomic_message(m->args, m->nargs, q)
                                 ? self->memory_.check_access(q.handle, q.address, q.atomic.width)
                                 : fail(CCS_ERR_INTERNAL, "a malformed atomic request");
+    if (st == CCS_OK && self->memory_.network_atomics(q.handle))
+        st = fail(CCS_ERR_UNSUPPORTED, "the word is in memory registered for network atomics: the CPU's atomics "
+                                       "must not update it (the key that named it is not that registration's)");
     alignas(8) uint8_t old[8] = {};
     if (st == CCS_OK)
         store_fetched(q.atomic, old, apply_atomic(q.atomic, reinterpret_cast<void *>(static_cast<uintptr_t>(q.address))));

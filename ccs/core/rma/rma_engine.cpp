@@ -25,10 +25,12 @@ layout_fit place_layout(const ccs_datadesc_s &dd, int64_t count, uint64_t addres
 }
 
 rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
-                       const std::vector<bool> &same_node, int rank, const key_secret &secret, bool force_emulation,
-                       size_t layout_piece)
-    : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), rank_(rank),
-      native_(route_.size(), 0), layout_piece_(layout_piece), keys_(route_, same_node, rank, secret, memory) {
+                       const std::vector<bool> &same_node, transport *atomics, int rank, const key_secret &secret,
+                       bool force_emulation, size_t layout_piece)
+    : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), atomics_(atomics), rank_(rank),
+      native_(route_.size(), 0), layout_piece_(layout_piece),
+      keys_(route_, same_node, atomics, rank, secret, memory) {
+    if (atomics) atomics->set_rma_sink(this);
     for (size_t peer = 0; peer < route_.size(); ++peer) {
         transport *t = route_[peer];
         if (!t) continue;
@@ -326,6 +328,10 @@ void rma_engine::keep_source(request &r) {
 void rma_engine::issue(request &r, const remote_key *known) {
     rma_operation &op = r.op;
     if (op.target == rank_) {  // this process: a copy
+        if (op.kind == rma_kind::atomic && network_atomics_here(r, known)) {
+            if (known) return issue_network_atomic(r, *known);
+            return finish(r, CCS_ERR_UNSUPPORTED, last_error());
+        }
         if (op.kind == rma_kind::atomic) {
             const uint64_t old = apply_atomic(op.atomic, reinterpret_cast<void *>(op.remote.data()[0].address));
             if (op.local.size() > 0) store_fetched(op.atomic, reinterpret_cast<void *>(op.local.data()[0].address), old);
@@ -348,8 +354,9 @@ void rma_engine::issue(request &r, const remote_key *known) {
     // Checked again here: a request may wait (for a key, for room) while
     // the owner deregisters.
     if (k.ended()) return finish(r, CCS_ERR_INVALID_KEY, ended_message(k));
-    if (op.kind == rma_kind::atomic) return issue_atomic(r);
+    if (op.kind == rma_kind::atomic) return k.network_atomics ? issue_network_atomic(r, k) : issue_atomic(r);
     if (op.kind == rma_kind::accumulate) return issue_accumulate(r);
+    if (op.kind == rma_kind::indexed_put && k.network_atomics) return finish(r, indexed_on_network_atomics(), last_error());
     if (op.kind == rma_kind::indexed_put) return issue_indexed(r);
     if (op.whole) return issue_layouts(r);
     if (emulate(op.target, op.writes_remote())) return issue_emulated(r);

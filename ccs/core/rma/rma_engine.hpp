@@ -39,6 +39,7 @@ struct rma_stats {
     uint64_t gets = 0;
     uint64_t atomics = 0;
     uint64_t atomics_at_target = 0;  // of those, carried out by the target (not mapped here)
+    uint64_t atomics_by_network = 0;  // of those, by a transport's own atomics (network atomics)
     uint64_t accumulates = 0;
     uint64_t indexed_puts = 0;
     uint64_t native = 0;          // carried by a transport's put/get
@@ -64,9 +65,11 @@ public:
     // route[p]: the transport reaching rank p (null for self); same_node[p]:
     // whether p runs on this node. secret: the job's, for packed keys.
     // layout_piece: CCS_RMA_LAYOUT_PIECE (sends_layouts).
+    // atomics: the transport that carries out network atomics (the
+    // highest-priority one with CCS_PLUGIN_CAP_ATOMIC), or null.
     rma_engine(context_table &contexts, am_engine &am, memory_registry &memory, std::vector<transport *> route,
-               const std::vector<bool> &same_node, int rank, const key_secret &secret, bool force_emulation,
-               size_t layout_piece);
+               const std::vector<bool> &same_node, transport *atomics, int rank, const key_secret &secret,
+               bool force_emulation, size_t layout_piece);
     ~rma_engine();
     rma_engine(const rma_engine &) = delete;
     rma_engine &operator=(const rma_engine &) = delete;
@@ -116,6 +119,12 @@ public:
     // Whether puts (gets) to `target` go by its transport's RMA now, not
     // in active messages.
     bool native(int target, bool put) const { return target != rank_ && !emulate(target, put); }
+
+    // Whether network atomics can reach `peer`: the atomics transport
+    // reaches it (or it is this process).
+    bool network_atomics_reach(int peer) const {
+        return atomics_ && (peer == rank_ || atomics_->reachable(peer));
+    }
 
     // Operations `ctx` issued to `target` (-1: to anyone) not yet complete.
     uint64_t outstanding(uint16_t ctx, int target) const;
@@ -232,6 +241,17 @@ private:
     void issue(request &r, const remote_key *k = nullptr);
     void issue_emulated(request &r);
     void issue_atomic(request &r);
+    // An atomic on memory registered for network atomics: through the
+    // atomics transport, with the key's part for it (rma_atomic.cpp).
+    void issue_network_atomic(request &r, const remote_key &k);
+    // Whether the word of an atomic on this process's own memory is
+    // registered for network atomics; if so `k` becomes the key to reach
+    // it through the atomics transport (null, with the reason in
+    // last_error(), where there is none).
+    bool network_atomics_here(request &r, const remote_key *&k);
+    // The refusal of an indexed put whose pointer word takes network
+    // atomics: the append moves it with the CPU's.
+    [[gnu::cold]] static ccs_status_t indexed_on_network_atomics();
     void issue_accumulate(request &r);
     // Sends the accumulate's next messages, as many as the window allows;
     // false when a send failed (then `r` is finished).
@@ -338,6 +358,7 @@ private:
     am_engine &am_;
     memory_registry &memory_;
     std::vector<transport *> route_;
+    transport *atomics_;
     int rank_;
     // Per peer: which operations its transport does natively; cleared by
     // CCS_RMA_EMULATE, and for good when the transport refuses.

@@ -2,9 +2,10 @@
 // advanced by the data's length with a compare-and-swap, and the data goes
 // where it pointed. Here where the region is mapped, else by the target in
 // its progress, from one message carrying the data. The pointer is changed
-// by the CPU's atomic instructions on every path, as every CCS atomic is,
-// so appenders from anywhere (and ccs_atomic on the same word) never lose
-// or overlap an element. An append that does not fit (past the queue's
+// by the CPU's atomic instructions on every path, as CCS atomics on
+// memory of that mechanism are, so appenders from anywhere (and
+// ccs_atomic on the same word) never lose or overlap an element; a word
+// registered for network atomics is refused. An append that does not fit (past the queue's
 // limit or the key's region) changes nothing.
 //
 //   indexed request  rma_wire.hpp
@@ -44,6 +45,10 @@ bool within_limit(uint64_t old, uint64_t length, uint64_t limit) { return old <=
 bool rma_engine::try_mapped_indexed(const rma_request &q, ccs_status_t &status) {
     const remote_key *k = mapped_key(q, 8);
     if (!k) return false;
+    if (k->network_atomics) {
+        status = indexed_on_network_atomics();
+        return true;
+    }
     const uint64_t length = q.local.length;
     auto *word = reinterpret_cast<uint64_t *>(k->mapped + (q.remote.address - k->base));
     uint64_t old = 0;
@@ -77,6 +82,8 @@ ccs_status_t rma_engine::append_here(uint64_t handle, uint64_t pointer, const vo
         return handle != 0 ? memory_.check_access(handle, pointer, 8)
                            : fail(CCS_ERR_NOT_REGISTERED, "the pointer at " + std::to_string(pointer) +
                                                               " is not in registered memory");
+    if (memory_.network_atomics(handle != 0 ? handle : memory_.covering(pointer, 8)))
+        return indexed_on_network_atomics();
     auto *word = reinterpret_cast<uint64_t *>(static_cast<uintptr_t>(pointer));
     if (!claim(word, length, old,
                [&](uint64_t at) { return within_limit(at, length, limit) && reachable(at, length); }))

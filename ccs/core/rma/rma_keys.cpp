@@ -9,6 +9,19 @@ namespace {
 
 void release_part(remote_key &k) {
     if (k.t && k.plugin_key) k.t->rkey_release(k.plugin_key);
+    if (k.atomic_t && k.atomic_key) k.atomic_t->rkey_release(k.atomic_key);
+}
+
+// The part of transport `t` in key `c`, unpacked for `owner` into `out`
+// (left null where the key has none).
+ccs_status_t unpack_part(const char *call, transport &t, int owner, const key_contents &c, void *&out) {
+    for (const auto &[name, part] : c.transports) {
+        if (name != t.name()) continue;
+        const ccs_plugin_status_t st = t.rkey_unpack(owner, part.data(), part.size(), &out);
+        if (st != CCS_PLUGIN_OK)
+            return fail(CCS_ERR_INVALID_KEY, call + ("plugin '" + name + "' refused the key: " + plugin_status_name(st)));
+    }
+    return CCS_OK;
 }
 
 }  // namespace
@@ -59,16 +72,16 @@ ccs_status_t rma_keys::read(const char *call, int owner, const void *buffer, siz
                                          "'s registrations cannot be read here: active messages carry RMA "
                                          "through its keys, and it checks them");
     if (k.ended()) return ended_key(call, k);
+    k.network_atomics = c.network_atomics;
+    if (k.network_atomics && atomics_ && c.length > 0) {
+        k.atomic_t = atomics_;
+        if (const ccs_status_t st = unpack_part(call, *atomics_, owner, c, k.atomic_key); st != CCS_OK) return st;
+    }
     k.t = self ? nullptr : route_[static_cast<size_t>(owner)];
     // On this node, a plugin's own access is checked here first: without
     // the word, the plugin's part is left unused.
     if (!k.t || c.length == 0 || (near && !k.live)) return CCS_OK;
-    for (const auto &[name, part] : c.transports) {
-        if (name != k.t->name()) continue;
-        const ccs_plugin_status_t st = k.t->rkey_unpack(owner, part.data(), part.size(), &k.plugin_key);
-        if (st != CCS_PLUGIN_OK)
-            return fail(CCS_ERR_INVALID_KEY, call + ("plugin '" + name + "' refused the key: " + plugin_status_name(st)));
-    }
+    if (const ccs_status_t st = unpack_part(call, *k.t, owner, c, k.plugin_key); st != CCS_OK) return st;
     // No part for this transport: active messages will carry the accesses.
     // Mapped only where the liveness word is read too: the inline path
     // checks it before every copy.
@@ -137,6 +150,9 @@ uint64_t rma_keys::find_implicit(int owner, uint64_t addr, size_t length) const 
 
 ccs_status_t rma_keys::adopt_implicit(int owner, const void *packed, size_t length, uint64_t lo, uint64_t hi,
                                       uint64_t &id) {
+    // Those that ended are asked again, never used: none piles up (the
+    // owner tells no process, itself included, of its own keys' ends).
+    drop_implicit(owner, [](const remote_key &old) { return old.ended(); });
     remote_key k;
     k.implicit = true;
     ccs_status_t st = read("implicit key: ", owner, packed, length, false, k);
@@ -153,11 +169,16 @@ ccs_status_t rma_keys::adopt_implicit(int owner, const void *packed, size_t leng
 }
 
 uint64_t rma_keys::revoke(int owner, uint64_t handle) {
+    return drop_implicit(owner, [handle](const remote_key &k) { return k.handle == handle; });
+}
+
+template <typename Doomed>
+uint64_t rma_keys::drop_implicit(int owner, Doomed doomed) {
     auto &ids = implicit_[owner];
     uint64_t dropped = 0;
     for (auto it = ids.begin(); it != ids.end();) {
         remote_key *k = keys_.find(*it);
-        if (!k || k->handle != handle) {
+        if (!k || !doomed(*k)) {
             ++it;
             continue;
         }

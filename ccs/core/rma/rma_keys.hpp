@@ -39,6 +39,12 @@ struct remote_key {
     // Memory of a ccs_mem_alloc block mapped here: the block's accumulate
     // lock (block_lock.hpp), or null.
     generation_word *lock = nullptr;
+    // The registration takes network atomics (key_contents): every atomic
+    // on it goes through atomic_t's atomic entry point with atomic_key,
+    // both null where no transport here carries atomics out itself.
+    bool network_atomics = false;
+    transport *atomic_t = nullptr;
+    void *atomic_key = nullptr;
 
     // The owner deregistered or freed what the key names.
     bool ended() const { return live && live->load(std::memory_order_relaxed) != handle; }
@@ -56,11 +62,12 @@ std::string ended_message(const remote_key &k);
 class rma_keys {
 public:
     // route[p]: the transport reaching rank p (null for self);
-    // same_node[p]: whether rank p runs on this node. Keys are read with
-    // the job's `secret`; `memory` answers for this process's own keys.
-    rma_keys(const std::vector<transport *> &route, const std::vector<bool> &same_node, int rank,
+    // same_node[p]: whether rank p runs on this node; `atomics`: the
+    // transport that carries out network atomics, or null. Keys are read
+    // with the job's `secret`; `memory` answers for this process's own keys.
+    rma_keys(const std::vector<transport *> &route, const std::vector<bool> &same_node, transport *atomics, int rank,
              const key_secret &secret, const memory_registry &memory)
-        : route_(route), same_node_(same_node), rank_(rank), secret_(secret), memory_(memory) {}
+        : route_(route), same_node_(same_node), atomics_(atomics), rank_(rank), secret_(secret), memory_(memory) {}
     ~rma_keys();  // releases every plugin key still held
     rma_keys(const rma_keys &) = delete;
     rma_keys &operator=(const rma_keys &) = delete;
@@ -86,6 +93,9 @@ public:
     void peer_failed(int peer);
 
 private:
+    // Drops `owner`'s implicit keys for which doomed(key) holds; how many.
+    template <typename Doomed>
+    uint64_t drop_implicit(int owner, Doomed doomed);
     // The key's fields checked (tag, owner) into `k`: the route's part
     // unpacked, where the owner publishes liveness, and the mapping.
     // `call` prefixes errors.
@@ -94,6 +104,7 @@ private:
 
     const std::vector<transport *> &route_;
     std::vector<bool> same_node_;
+    transport *atomics_;
     int rank_;
     key_secret secret_;
     const memory_registry &memory_;

@@ -267,6 +267,11 @@ CCS_API ccs_status_t ccs_stats_print(FILE *out);
 #define CCS_PEER_GET_NATIVE (1u << 3)  /* gets move without the peer's CPU         */
 #define CCS_PEER_MAPS_MEMORY (1u << 4) /* its ccs_mem_alloc memory is mapped here  */
 #define CCS_PEER_FAILED (1u << 5)      /* known to have failed                     */
+/* A transport of this process carries out atomics itself and reaches the
+ * peer: atomics on its memory registered with CCS_ATOMICS_BY_NETWORK
+ * (ccs/rma.h) can go. (Whether the transport's lanes to the peer do them
+ * natively shows at the first one: CCS_ERR_UNSUPPORTED if not.) */
+#define CCS_PEER_NETWORK_ATOMICS (1u << 6)
 
 typedef struct ccs_peer_attr {
     size_t struct_size;    /* set by the caller: sizeof(ccs_peer_attr_t)   */

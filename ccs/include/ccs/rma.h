@@ -59,6 +59,23 @@ typedef struct ccs_rkey {
  * nothing). CCS_ERR_INVALID_MEMORY for a range that reaches past the end of
  * the address space or is not all mapped. */
 CCS_API ccs_status_t ccs_mem_register(void *addr, size_t length, ccs_mem_t *mem);
+/* Who carries out CCS atomics on a registration's words (see atomics,
+ * below): one mechanism per registration, chosen when it is made. */
+typedef enum ccs_atomics_by {
+    CCS_ATOMICS_BY_CPU = 0,     /* the CPU's atomic instructions (ccs_mem_register) */
+    CCS_ATOMICS_BY_NETWORK = 1  /* the network adapter's own atomics               */
+} ccs_atomics_by_t;
+/* ccs_mem_register, choosing the mechanism of atomics on the memory.
+ * CCS_ATOMICS_BY_NETWORK (as GASNet-EX's atomic domains and UCP's atomics):
+ * every ccs_atomic on it, from every process, its owner too, is carried
+ * out by the transport's own atomics, the network adapter's where it has
+ * them; the indexed put (CPU atomics) is refused on it. Errors:
+ * CCS_ERR_UNSUPPORTED when no transport of this process carries out
+ * atomics itself (ccs_peer_query: CCS_PEER_NETWORK_ATOMICS);
+ * CCS_ERR_INVALID_ARG when the range overlaps a live registration of the
+ * other mechanism (ccs_mem_register then refuses the same overlap), or
+ * `by` is not a ccs_atomics_by_t. Deregister with ccs_mem_deregister. */
+CCS_API ccs_status_t ccs_mem_register_atomics(void *addr, size_t length, int by, ccs_mem_t *mem);
 /* CCS_ERR_INVALID_MEMORY for a handle never registered, already
  * deregistered, or from ccs_mem_alloc (free that with ccs_mem_free).
  * Every key packed for the registration is stale from here on (see
@@ -235,15 +252,23 @@ CCS_API ccs_status_t ccs_put_indexed_sync(ccs_context_t context, int target, con
 /* ------------------------------------------------------------ atomics
  * One 32- or 64-bit integer word at the target (`type` a ccs_int_type_t,
  * below; signed and unsigned differ only in which operands fit, and
- * arithmetic wraps). Every CCS atomic is carried out by the CPU's atomic
- * instructions on the target's memory: here, where that memory is mapped
- * (this process, a node peer's ccs_mem_alloc block), else by the target
- * inside its progress, from an active message. A plugin's own (network
- * adapter) atomics are never used, so all CCS atomics on a word are atomic
- * with respect to each other whatever path each took, from any number of
- * processes. Put, get, plain loads and stores of the same word at the
- * same time are the caller's race (the word's bytes are then
- * unspecified), as in OpenSHMEM. */
+ * arithmetic wraps). The registration holding the word says who carries
+ * its atomics out, and its keys carry that choice to every process:
+ *  - CCS_ATOMICS_BY_CPU (every registration but those below, and every
+ *    ccs_mem_alloc block): the CPU's atomic instructions on the target's
+ *    memory, here where it is mapped (this process, a node peer's
+ *    ccs_mem_alloc block), else by the target inside its progress, from
+ *    an active message;
+ *  - CCS_ATOMICS_BY_NETWORK (ccs_mem_register_atomics): the transport's
+ *    own atomics (UCX's ucp_atomic_op_nbx), for the owner's own atomics
+ *    too; CCS_ERR_UNSUPPORTED, changing nothing, to a peer the transport's
+ *    lanes reach only by emulation (UCX over TCP).
+ * One word is never updated by both (registrations of the two overlap
+ * nowhere), so all CCS atomics on it are atomic with respect to each
+ * other whatever path each took, from any number of processes. Put, get,
+ * accumulate, plain loads and stores of the same word at the same time
+ * are the caller's race (the word's bytes are then unspecified), as in
+ * OpenSHMEM. */
 typedef enum ccs_atomic_op {
     CCS_ATOMIC_ADD = 0,   /* word += operand (increment: operand 1)          */
     CCS_ATOMIC_AND = 1,   /* word &= operand                                  */
