@@ -21,6 +21,17 @@ bool moves_rma_natively(const std::string &tl) {
     return false;
 }
 
+// Those that carry out atomics themselves (UCX emulates them over the
+// others): shared memory (CPU atomics in the segment) and the
+// InfiniBand/RoCE transports (the adapter's).
+bool does_atomics_natively(const std::string &tl) {
+    static const char *const native[] = {"all", "sm", "shm", "mm", "posix", "sysv", "xpmem", "self", "ib", "rc",
+                                         "rc_v", "rc_x", "rc_verbs", "rc_mlx5", "dc", "dc_x", "dc_mlx5"};
+    for (const char *n : native)
+        if (tl == n) return true;
+    return false;
+}
+
 }  // namespace
 
 bool ucx_plugin::read_config(const plugin::core_services &core, config &out, std::string &reason) {
@@ -58,20 +69,22 @@ ccs_plugin_status_t ucx_plugin::query(const plugin::core_services &core, const c
     // Without CAP_PUT/GET the core carries RMA in active messages for every
     // peer; with them, a peer whose lanes turn out to be software-emulated
     // is switched over when its endpoint is made.
-    attr.caps = CCS_PLUGIN_CAP_AM | (rma ? CCS_PLUGIN_CAP_PUT | CCS_PLUGIN_CAP_GET : 0);
+    attr.caps = CCS_PLUGIN_CAP_AM | (rma ? CCS_PLUGIN_CAP_PUT | CCS_PLUGIN_CAP_GET : 0) |
+                (tls.native_atomics ? CCS_PLUGIN_CAP_ATOMIC : 0);
     attr.scope = CCS_PLUGIN_SCOPE_NETWORK;
     attr.priority = 50;
     attr.am_max_packet = cfg.max_packet;
     if (CCS_PLUGIN_COVERS(&attr, am_nocopy_min)) attr.am_nocopy_min = nocopy_min;
-    std::snprintf(attr.description, sizeof attr.description, "UCX %u.%u.%u UCP, UCX_TLS=%s; put/get %s", major, minor,
-                  release, tls.names.c_str(),
+    std::snprintf(attr.description, sizeof attr.description, "UCX %u.%u.%u UCP, UCX_TLS=%s; put/get %s%s", major,
+                  minor, release, tls.names.c_str(),
                   !rma ? "by the core's active messages"
-                       : cfg.rma == rma_mode::native ? "by UCX (forced)" : "by UCX where its lanes do RMA natively");
+                       : cfg.rma == rma_mode::native ? "by UCX (forced)" : "by UCX where its lanes do RMA natively",
+                  tls.native_atomics ? "; network atomics" : "");
     return CCS_PLUGIN_OK;
 }
 
 transports configured_transports(const ucp_config_t *ucx_config) {
-    transports out{"all", true};
+    transports out{"all", true, true};
     char *text = nullptr;
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
@@ -87,10 +100,12 @@ transports configured_transports(const ucp_config_t *ucx_config) {
     }
     // "^tcp" means everything but tcp; an exclusion list may leave a native one.
     if (out.names.empty() || out.names[0] == '^') return out;
-    out.native_rma = false;
+    out.native_rma = out.native_atomics = false;
     std::istringstream list(out.names);
-    for (std::string tl; std::getline(list, tl, ',');)
-        if (moves_rma_natively(tl)) out.native_rma = true;
+    for (std::string tl; std::getline(list, tl, ',');) {
+        out.native_rma = out.native_rma || moves_rma_natively(tl);
+        out.native_atomics = out.native_atomics || does_atomics_natively(tl);
+    }
     return out;
 }
 

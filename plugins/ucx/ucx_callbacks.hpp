@@ -14,6 +14,7 @@ struct callbacks {
     static void send_done(void *request, ucs_status_t status, void *user_data);
     static void nocopy_send_done(void *request, ucs_status_t status, void *user_data);
     static void rma_piece_done(void *request, ucs_status_t status, void *user_data);
+    static void compare_and_swap_done(void *request, ucs_status_t status, void *user_data);
 };
 
 // The AM id every CCS packet travels under.

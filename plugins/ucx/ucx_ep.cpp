@@ -64,7 +64,7 @@ ccs_plugin_status_t ucx_plugin::init() {
     if (!std::getenv("UCX_KEEPALIVE_INTERVAL")) (void)ucp_config_modify(ucx_config, "KEEPALIVE_INTERVAL", "1s");
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
-    params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
+    params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
     params.name = "ccs";
     st = ucp_init(&params, ucx_config, &context_);
     ucp_config_release(ucx_config);
@@ -170,6 +170,7 @@ ucp_ep_h ucx_plugin::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     const lane_facts facts = lanes(p.ep);
     p.native_rma = cfg_.rma == rma_mode::native || (cfg_.rma == rma_mode::automatic && facts.rma);
     p.put_visible_on_return = facts.shared_memory_only;
+    p.native_atomics = facts.atomics;
     if (!p.native_rma && cfg_.rma == rma_mode::automatic)
         log(CCS_PLUGIN_LOG_INFO, "UCX's lanes to rank " + std::to_string(p.rank) +
                                      " emulate RMA in software; the core's active messages carry it instead");
@@ -191,6 +192,7 @@ ucx_plugin::lane_facts ucx_plugin::lanes(ucp_ep_h ep) const {
     const std::string info(text, size);
     std::free(text);
     out.rma = info.find("put[") != std::string::npos && info.find("get[") != std::string::npos;
+    out.atomics = info.find(" amo#") != std::string::npos;
     // Shared-memory transports write the target's memory before a put
     // returns or completes: no flush is needed to make it visible.
     static const char *const shared[] = {"self", "posix", "sysv", "xpmem", "knem", "cma"};

@@ -38,6 +38,7 @@ struct config {
 struct transports {
     std::string names;
     bool native_rma = false;
+    bool native_atomics = false;  // some of them carry out atomics without the target's CPU
 };
 transports configured_transports(const ucp_config_t *ucx_config);
 
@@ -78,6 +79,7 @@ struct peer {
     bool ucx_reports_failure = false;
     bool failed = false;
     bool native_rma = false;       // decided when the endpoint is created
+    bool native_atomics = false;   // UCX's lanes to it do atomics (not emulated): likewise
     // A put that completed is already in the target's memory (shared-memory
     // lanes only): no flush.
     bool put_visible_on_return = false;
@@ -138,13 +140,31 @@ struct rendezvous {
     arrival *a;
 };
 
-// One put or get: its pieces and, for a put, the flush that makes it
-// visible at the target.
+// A peer's key as unpacked for this process's endpoint to it.
+struct remote_key {
+    ucp_rkey_h rkey;
+    int32_t rank;
+};
+
+// One put, get or atomic: its pieces and, for a put or an atomic that
+// fetches nothing, the flush that makes it visible at the target.
 struct rma_request {
     ucx_plugin *owner = nullptr;
     uint64_t token = 0;
     int pending = 0;
     ucs_status_t status = UCS_OK;
+    // Atomics: the operand UCX reads and the old value it writes (until
+    // completion), and where the core wants that value (width bytes).
+    uint64_t operand = 0, reply = 0;
+    void *result = nullptr;
+    uint32_t width = 0;
+    // A fetching and/or/xor as a compare-and-swap loop (ucx_atomic.cpp):
+    // the op, the value compared with, and where.
+    uint32_t op = 0;
+    uint64_t compare = 0;
+    ucp_ep_h ep = nullptr;
+    ucp_rkey_h key = nullptr;
+    uint64_t remote = 0;
 };
 
 class ucx_plugin {
@@ -205,6 +225,9 @@ public:
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
     ccs_plugin_status_t get(int32_t rank, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
+    // ucx_atomic.cpp: ucp_atomic_op_nbx where the lanes do atomics.
+    ccs_plugin_status_t atomic(int32_t rank, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
+                               uint64_t compare, void *result, void *rkey, uint64_t token);
 
 private:
     friend struct callbacks;
@@ -228,6 +251,7 @@ private:
     ccs_plugin_status_t send_failed(int32_t rank, ucs_status_t status) const;
     struct lane_facts {
         bool rma = false;                 // put/get protocols on real RMA lanes
+        bool atomics = false;             // an atomic lane (UCX emulates atomics without one)
         bool shared_memory_only = false;  // every lane is shm, cma or self
     };
     lane_facts lanes(ucp_ep_h ep) const;
@@ -280,6 +304,14 @@ private:
                       bool &keep);
     void on_send_done(send_buffer *b);
     void on_rma_piece_done(rma_request *r, ucs_status_t status);
+    // ucx_atomic.cpp: the compare-and-swap loop's step, and its going on
+    // after a step UCX finished later.
+    bool compare_and_swap_step(rma_request *r);
+    void continue_compare_and_swap(rma_request *r);
+    // The end of an operation issued as rma_request `r` whose pieces are
+    // all issued: IN_PROGRESS while some are pending, else its status
+    // (`r` deleted).
+    ccs_plugin_status_t issued(rma_request *r);
     // Issues the pieces of a put or get; see ucx_rma.cpp.
     template <typename Local, typename Issue>
     ccs_plugin_status_t rma(peer &p, size_t nlocal, Local local_at, const ccs_plugin_remote_v1_t *remote,
@@ -324,6 +356,7 @@ private:
     std::deque<pending_rendezvous> waiting_rendezvous_;
     int active_rendezvous_ = 0;
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
+    std::vector<rma_request *> compare_and_swap_steps_;  // finished steps of the loop
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_sends_;  // no-copy sends
     std::vector<std::pair<int32_t, std::string>> failed_peers_;
 };

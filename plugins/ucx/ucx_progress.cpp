@@ -50,6 +50,10 @@ int32_t ucx_plugin::deliver_arrivals() {
 
 int32_t ucx_plugin::report() {
     reports_ = false;
+    // Loop steps first: the last of each reports its operation below.
+    std::vector<rma_request *> steps;
+    steps.swap(compare_and_swap_steps_);
+    for (rma_request *r : steps) continue_compare_and_swap(r);
     int32_t events = drain(finished_sends_, [&](uint64_t token, ucs_status_t status) {
         core_.am_send_complete(token, status_from_ucs(status));
     });

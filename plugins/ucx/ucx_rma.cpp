@@ -6,14 +6,6 @@
 #include <cstring>
 
 namespace ccs::ucx {
-namespace {
-
-struct remote_key {
-    ucp_rkey_h rkey;
-    int32_t rank;
-};
-
-}  // namespace
 
 ccs_plugin_status_t ucx_plugin::mem_reg(void *addr, size_t length, void **memh) {
     if (!addr || length == 0 || !memh) return CCS_PLUGIN_ERR_INVALID;
@@ -77,9 +69,18 @@ void ucx_plugin::rkey_release(void *rkey) {
 void ucx_plugin::on_rma_piece_done(rma_request *r, ucs_status_t status) {
     if (status != UCS_OK && r->status == UCS_OK) r->status = status;
     if (--r->pending > 0) return;
+    if (r->result && r->status == UCS_OK) std::memcpy(r->result, &r->reply, r->width);
     finished_rma_.emplace_back(r->token, r->status);
     reports_ = true;
     delete r;
+}
+
+ccs_plugin_status_t ucx_plugin::issued(rma_request *r) {
+    if (--r->pending > 0) return CCS_PLUGIN_IN_PROGRESS;
+    const ucs_status_t st = r->status;
+    if (r->result && st == UCS_OK) std::memcpy(r->result, &r->reply, r->width);
+    delete r;
+    return st == UCS_OK ? CCS_PLUGIN_OK : status_from_ucs(st);
 }
 
 void callbacks::rma_piece_done(void *request, ucs_status_t status, void *user_data) {
@@ -119,10 +120,7 @@ ccs_plugin_status_t ucx_plugin::rma(peer &p, size_t nlocal, Local local_at, cons
         if ((roff += n) == remote[ri].length) ++ri, roff = 0;
     }
     if (flush && !p.put_visible_on_return && r->status == UCS_OK) started(ucp_ep_flush_nbx(ep, &rp));
-    if (--r->pending > 0) return CCS_PLUGIN_IN_PROGRESS;
-    const ucs_status_t st = r->status;
-    delete r;
-    return st == UCS_OK ? CCS_PLUGIN_OK : status_from_ucs(st);
+    return issued(r);
 }
 
 ccs_plugin_status_t ucx_plugin::put(int32_t rank, const ccs_plugin_iov_v1_t *local, size_t nlocal,
