@@ -56,8 +56,9 @@ inline std::vector<uint8_t> packed_key(ccs_mem_t mem) {
 class window {
 public:
     // allocated: from ccs_mem_alloc (peers on the node map it), else heap
-    // memory registered (reached by cross-memory attach).
-    explicit window(bool allocated = false) : allocated_(allocated) {
+    // memory registered (reached by cross-memory attach), its atomics
+    // `atomics_by` (a ccs_atomics_by_t).
+    explicit window(bool allocated = false, int atomics_by = CCS_ATOMICS_BY_CPU) : allocated_(allocated) {
         const size_t bytes = static_cast<size_t>(size()) * slot_bytes;
         if (allocated_) {
             void *p = nullptr;
@@ -66,7 +67,7 @@ public:
         } else {
             heap_.assign(bytes, 0);
             base_ = heap_.data();
-            CCS_EXPECT_OK(ccs_mem_register(base_, bytes, &mem_));
+            CCS_EXPECT_OK(ccs_mem_register_atomics(base_, bytes, atomics_by, &mem_));
         }
         const std::vector<uint8_t> packed = packed_key(mem_);
         const shared_bytes all = share_with_everyone(packed, reinterpret_cast<uintptr_t>(base_));

@@ -2,6 +2,7 @@
 // a sequential model, contention from every rank on one word, and bad
 // input that must change nothing.
 #include "harness.hpp"
+#include "atomic_model.hpp"
 #include "rma_window.hpp"
 
 #include <ccs/rma.h>
@@ -12,45 +13,6 @@
 
 using namespace conformance;
 
-namespace {
-
-struct word_type {
-    ccs_int_type_t type;
-    size_t width;
-    const char *name;
-};
-constexpr word_type word_types[] = {
-    {CCS_INT32, 4, "int32"}, {CCS_UINT32, 4, "uint32"}, {CCS_INT64, 8, "int64"}, {CCS_UINT64, 8, "uint64"}};
-
-// What the op does to `old` in `width` bytes (the model).
-uint64_t model(int op, size_t width, uint64_t old, uint64_t operand, uint64_t compare) {
-    const uint64_t mask = width == 4 ? 0xffffffffull : ~0ull;
-    operand &= mask;
-    switch (op) {
-    case CCS_ATOMIC_ADD: return (old + operand) & mask;
-    case CCS_ATOMIC_AND: return old & operand;
-    case CCS_ATOMIC_OR: return old | operand;
-    case CCS_ATOMIC_XOR: return old ^ operand;
-    case CCS_ATOMIC_SWAP:
-    case CCS_ATOMIC_SET: return operand;
-    case CCS_ATOMIC_CSWAP: return old == (compare & mask) ? operand : old;
-    default: return old;
-    }
-}
-
-uint64_t read_word(const void *p, size_t width) {
-    if (width == 4) {
-        uint32_t v;
-        std::memcpy(&v, p, 4);
-        return v;
-    }
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-
-}  // namespace
-
 class Atomics : public ::testing::TestWithParam<bool> {};
 INSTANTIATE_TEST_SUITE_P(Atomics, Atomics, window_kinds(), window_kind_name);
 
@@ -59,46 +21,8 @@ INSTANTIATE_TEST_SUITE_P(Atomics, Atomics, window_kinds(), window_kind_name);
 TEST_P(Atomics, EveryOpAndWidthMatchesASequentialModel) {
     scoped_context ctx("atomics-model");
     window w(GetParam());
-    const uint64_t slot = w.slot(right(), rank());
-    // Operands that exercise sign, carries and the upper half.
-    const uint64_t starts[] = {0, 5, 0x7fffffffull, 0xffffffffull, 0x123456789abcdef0ull};
-    int checked = 0;
-    for (const word_type &t : word_types)
-        for (int op = CCS_ATOMIC_ADD; op <= CCS_ATOMIC_SET; ++op)
-            for (uint64_t start : starts) {
-                const uint64_t mask = t.width == 4 ? 0xffffffffull : ~0ull;
-                const uint64_t initial = start & mask;
-                uint64_t operand = (start * 3 + 0x11) & mask;
-                if (t.type == CCS_INT32) operand = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(operand)));
-                uint64_t compare = (op == CCS_ATOMIC_CSWAP && start % 2 == 0) ? initial : initial ^ 1;
-                if (t.type == CCS_INT32) compare = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(compare)));
-                const uint64_t at = slot + 8 * static_cast<uint64_t>(checked % 64);
-                // Start from a known value (an atomic SET: CCS's own way to write a word).
-                CCS_ASSERT_OK(ccs_atomic_sync(ctx, right(), CCS_ATOMIC_SET, t.type, at, w.key(right()),
-                                              t.type == CCS_INT32 ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(initial))) : initial,
-                                              0, nullptr));
-                alignas(8) uint8_t fetched[8] = {};
-                void *out = op == CCS_ATOMIC_SET ? nullptr : fetched;
-                const bool implicit = checked % 3 == 2 && !GetParam();
-                const ccs_rkey_t key = implicit ? CCS_RKEY_IMPLICIT : w.key(right());
-                if (checked % 2 == 0) {
-                    CCS_ASSERT_OK(ccs_atomic_sync(ctx, right(), op, t.type, at, key, operand, compare, out));
-                } else {
-                    ccs_counter_t counter;
-                    CCS_ASSERT_OK(ccs_counter_init(&counter));
-                    const ccs_completion_t done{nullptr, nullptr, &counter};
-                    CCS_ASSERT_OK(ccs_atomic(ctx, right(), op, t.type, at, key, operand, compare, out, &done));
-                    CCS_ASSERT_OK(ccs_counter_wait(&counter, 1));
-                }
-                if (out) {
-                    EXPECT_EQ(read_word(fetched, t.width), initial) << t.name << " op " << op;
-                }
-                alignas(8) uint8_t now[8] = {};
-                CCS_ASSERT_OK(ccs_atomic_sync(ctx, right(), CCS_ATOMIC_FETCH, t.type, at, w.key(right()), 0, 0, now));
-                EXPECT_EQ(read_word(now, t.width), model(op, t.width, initial, operand, compare))
-                    << t.name << " op " << op << " from " << initial;
-                ++checked;
-            }
+    // Implicit keys too, on registered memory.
+    const int checked = check_every_op(ctx, right(), w.key(right()), w.slot(right(), rank()), !GetParam());
     EXPECT_EQ(checked, 4 * 8 * 5);
     CCS_EXPECT_OK(ccs_barrier());
 }
