@@ -27,7 +27,9 @@
 //   atomic_latency/<op>/<window>: a blocking 8-byte atomic (ccs_atomic_sync)
 //                          on a word of the peer's window: fetch-add (op 0),
 //                          swap (4), compare-and-swap (5); into the heap
-//                          window the target carries it out in its progress
+//                          window the target carries it out in its progress;
+//                          window 2: heap registered for network atomics
+//                          (the transport's own; only where one does them)
 //   accumulate/<bytes>/<window>: a blocking sum of doubles
 //                          (ccs_accumulate_sync) into the peer's window:
 //                          applied in place under the block's lock (0), or
@@ -76,8 +78,11 @@ struct window {
 
 struct shared {
     ccs_context_t ctx{};
-    window w[2];  // 0: ccs_mem_alloc, 1: heap + ccs_mem_register
+    // 0: ccs_mem_alloc, 1: heap + ccs_mem_register, 2: heap registered
+    // for network atomics (where a transport does them)
+    window w[3];
     std::vector<uint8_t> heap = std::vector<uint8_t>(total_bytes, 0);
+    std::vector<uint8_t> network_heap = std::vector<uint8_t>(total_bytes, 0);
     int keys = 0;
     // A page of POSIX shared memory both map (store_latency): [0] ping,
     // [64] pong, 512 bytes apart.
@@ -375,20 +380,25 @@ int main(int argc, char **argv) {
     ccs_am_handler_entry_t handlers[] = {{1, on_key, nullptr}, {2, on_plain, nullptr}};
     const ccs_context_params_t params{sizeof params, 0, "perf-rma", handlers, 2};
     must(ccs_context_create(&params, &g.ctx), "context");
-    ccs_mem_t mem[2]{};
+    ccs_mem_t mem[3]{};
     void *allocated = nullptr;
     must(ccs_mem_alloc(total_bytes, &allocated, &mem[0]), "alloc");
     g.w[0].memory = static_cast<uint8_t *>(allocated);
     g.w[1].memory = g.heap.data();
     must(ccs_mem_register(g.heap.data(), g.heap.size(), &mem[1]), "register");
-    for (uint64_t i = 0; i < 2; ++i) {
+    g.w[2].memory = g.network_heap.data();
+    // Both processes load the same transports: both or neither have it.
+    const bool network = ccs_mem_register_atomics(g.network_heap.data(), g.network_heap.size(),
+                                                  CCS_ATOMICS_BY_NETWORK, &mem[2]) == CCS_OK;
+    const int windows = network ? 3 : 2;
+    for (uint64_t i = 0; i < static_cast<uint64_t>(windows); ++i) {
         uint8_t key[1024];
         size_t key_len = sizeof key;
         must(ccs_rkey_pack(mem[i], key, &key_len), "pack");
         const uint64_t args[2] = {reinterpret_cast<uintptr_t>(g.w[i].memory), i};
         must(ccs_am_send(g.ctx, 1 - rank, 1, args, 2, key, key_len, nullptr), "send key");
     }
-    while (g.keys < 2) ccs_progress();
+    while (g.keys < windows) ccs_progress();
     if (rank == 0) {
         g.plain = map_plain(plain_name(getpid()), true);
         const uint64_t pid = static_cast<uint64_t>(getpid());
@@ -428,7 +438,7 @@ int main(int argc, char **argv) {
             benchmark::RegisterBenchmark("put_datadesc_cma", put_datadesc)->Args({a[0], a[1], a[2], 1})->UseRealTime();
             benchmark::RegisterBenchmark("get_datadesc_cma", get_datadesc)->Args({a[0], a[1], a[2], 1})->UseRealTime();
         }
-        for (int64_t which : {0, 1})
+        for (int64_t which = 0; which < windows; ++which)
             for (int64_t op : {CCS_ATOMIC_ADD, CCS_ATOMIC_SWAP, CCS_ATOMIC_CSWAP})
                 benchmark::RegisterBenchmark("atomic_latency", atomic_latency)->Args({op, which})->UseRealTime();
         for (int64_t which : {0, 1})
