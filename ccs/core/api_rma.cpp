@@ -260,7 +260,7 @@ ccs_status_t ccs_rkey_ptr(ccs_rkey_t rkey, uint64_t remote_addr, size_t length, 
         if (!rt) return st;
         if (!ptr) return fail(CCS_ERR_INVALID_ARG, "ccs_rkey_ptr: ptr is NULL");
         *ptr = nullptr;
-        return rt->rma().mapped_address(rkey, remote_addr, length, *ptr);
+        return rt->rma().mapped_address("ccs_rkey_ptr: ", rkey, remote_addr, length, *ptr);
     });
 }
 

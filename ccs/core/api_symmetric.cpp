@@ -238,7 +238,7 @@ ccs_status_t ccs_mem_symmetric_ptr(const void *local, int rank, size_t length, v
         uint64_t remote = 0;
         ccs_rkey_t key{0};
         if ((st = translate(*rt, "ccs_mem_symmetric_ptr", local, rank, remote, key)) != CCS_OK) return st;
-        return rt->rma().mapped_address(key, remote, length, *ptr);
+        return rt->rma().mapped_address("ccs_mem_symmetric_ptr: ", key, remote, length, *ptr);
     });
 }
 

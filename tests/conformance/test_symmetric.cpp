@@ -147,7 +147,11 @@ TEST(Symmetric, NodePeersPartsAreMappedWhereTheTransportMapsMemory) {
     } else {
         EXPECT_EQ(st, CCS_ERR_UNSUPPORTED);
         EXPECT_EQ(p, nullptr);
+        EXPECT_TRUE(mentions(ccs_last_error(), "ccs_mem_symmetric_ptr: ")) << ccs_last_error();
     }
+    // Past the longest part: out of range, said by this call.
+    EXPECT_EQ(ccs_mem_symmetric_ptr(s.bytes() + 4088, right(), 16, &p), CCS_ERR_OUT_OF_RANGE);
+    EXPECT_TRUE(mentions(ccs_last_error(), "ccs_mem_symmetric_ptr: ")) << ccs_last_error();
     CCS_ASSERT_OK(ccs_barrier());
     const bool left_maps = size() == 1 || (peer_flags(left()) & CCS_PEER_MAPS_MEMORY);
     if (left_maps) {

@@ -84,8 +84,8 @@ public:
     ccs_status_t release_key(ccs_rkey_t key) { return keys_.release(key); }
     // Where [remote, remote + length) of the key's region is mapped in this
     // process, or null where it is not (ccs_rkey_ptr).
-    ccs_status_t mapped_address(ccs_rkey_t key, uint64_t remote, size_t length, void *&out) const {
-        return keys_.mapped_address(key, remote, length, out);
+    ccs_status_t mapped_address(const char *call, ccs_rkey_t key, uint64_t remote, size_t length, void *&out) const {
+        return keys_.mapped_address(call, key, remote, length, out);
     }
 
     // Every operation but the inline one below starts here: the request

@@ -113,13 +113,14 @@ ccs_status_t rma_keys::release(ccs_rkey_t handle) {
     return CCS_OK;
 }
 
-ccs_status_t rma_keys::mapped_address(ccs_rkey_t handle, uint64_t remote, size_t length, void *&out) const {
+ccs_status_t rma_keys::mapped_address(const char *call, ccs_rkey_t handle, uint64_t remote, size_t length,
+                                      void *&out) const {
     out = nullptr;
     const remote_key *k = keys_.find(handle.id);
-    if (!k || k->implicit) return unknown_key("ccs_rkey_ptr: ", handle.id);
+    if (!k || k->implicit) return unknown_key(call, handle.id);
     if (!range_holds(k->base, k->length, remote, length))
-        return outside_key("ccs_rkey_ptr: ", remote, length, k->base, k->length);
-    if (k->ended()) return ended_key("ccs_rkey_ptr: ", *k);
+        return outside_key(call, remote, length, k->base, k->length);
+    if (k->ended()) return ended_key(call, *k);
     // The caller's own memory is where it is; a peer's `mapped` is cleared
     // when the peer fails, so a dead peer's memory is not offered.
     if (k->owner == rank_) out = reinterpret_cast<void *>(static_cast<uintptr_t>(remote));
@@ -133,7 +134,7 @@ ccs_status_t rma_keys::mapped_address(ccs_rkey_t handle, uint64_t remote, size_t
     else
         why = "plugin '" + k->t->name() + "' does not map it (only memory from ccs_mem_alloc is mapped, by plugins "
               "that can: CCS_PEER_MAPS_MEMORY)";
-    return fail(CCS_ERR_UNSUPPORTED, "ccs_rkey_ptr: " + describe_range(remote, length) + " of rank " +
+    return fail(CCS_ERR_UNSUPPORTED, call + describe_range(remote, length) + " of rank " +
                                          std::to_string(k->owner) + " is not mapped in this process: " + why);
 }
 

@@ -76,8 +76,9 @@ public:
     ccs_status_t unpack(int owner, const void *buffer, size_t length, bool owner_failed, ccs_rkey_t &out);
     ccs_status_t release(ccs_rkey_t handle);
     // ccs_rkey_ptr: where [remote, remote + length) is mapped here, or
-    // CCS_ERR_UNSUPPORTED saying why it is not.
-    ccs_status_t mapped_address(ccs_rkey_t handle, uint64_t remote, size_t length, void *&out) const;
+    // CCS_ERR_UNSUPPORTED saying why it is not. `call` prefixes errors.
+    ccs_status_t mapped_address(const char *call, ccs_rkey_t handle, uint64_t remote, size_t length,
+                                void *&out) const;
 
     // Inline: every put and get looks its key up.
     const remote_key *find(uint64_t id) const { return keys_.find(id); }
