@@ -456,9 +456,10 @@ int main(int argc, char **argv) {
     }
     must(ccs_barrier(), "barrier");
     munmap(g.plain, 4096);
-    for (const window &w : g.w) must(ccs_rkey_release(w.peer_key), "release");
+    for (int i = 0; i < windows; ++i) must(ccs_rkey_release(g.w[i].peer_key), "release");
     must(ccs_mem_free(mem[0]), "free");
     must(ccs_mem_deregister(mem[1]), "deregister");
+    if (network) must(ccs_mem_deregister(mem[2]), "deregister");
     must(ccs_context_destroy(g.ctx), "destroy");
     must(ccs_finalize(), "finalize");
     return 0;
