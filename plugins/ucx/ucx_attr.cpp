@@ -36,9 +36,10 @@ bool does_atomics_natively(const std::string &tl) {
 
 bool ucx_plugin::read_config(const plugin::core_services &core, config &out, std::string &reason) {
     size_t in_flight = 0;
-    if (!core.param_size("MAX_PACKET", "4m",
-                         "largest AM packet handed to UCX (eager or rendezvous); the core fragments bigger payloads",
-                         256, size_t{1} << 30, out.max_packet, reason, "from 256 bytes to 1g") ||
+    if (!core.param_size("MAX_PACKET", "0",
+                         "largest AM packet handed to UCX (eager or rendezvous); the core fragments bigger payloads; "
+                         "0: 4m where UCX_TLS names a transport with native RMA, else CCS_UCX_EAGER_MAX",
+                         0, size_t{1} << 30, out.max_packet, reason, "0 or from 256 bytes to 1g") ||
         !core.param_choice<rma_mode>("RMA", "auto",
                                      "put/get: auto (UCX's where its lanes to a peer do RMA without the peer's CPU, "
                                      "else the core's active messages), native or am",
@@ -47,10 +48,23 @@ bool ucx_plugin::read_config(const plugin::core_services &core, config &out, std
                                       {"am", rma_mode::active_messages}},
                                      out.rma, reason) ||
         !core.param_size("SENDS_IN_FLIGHT", "256", "AM packets per peer UCX may hold before the core queues", 1,
-                         65536, in_flight, reason))
+                         65536, in_flight, reason) ||
+        !core.param_size("EAGER_MAX", "256k",
+                         "largest AM packet sent eager to peers whose UCX lanes have no RMA (TCP), where UCX's "
+                         "rendezvous is emulated; 0: UCX chooses",
+                         0, size_t{1} << 30, out.eager_max, reason, "from 0 to 1g"))
         return false;
+    if (out.max_packet != 0 && out.max_packet < 256) {
+        reason = "CCS_UCX_MAX_PACKET=" + std::to_string(out.max_packet) + ": must be 0 or from 256 bytes to 1g";
+        return false;
+    }
     out.max_sends_in_flight = static_cast<uint32_t>(in_flight);
     return true;
+}
+
+size_t max_packet_for(const config &cfg, const transports &tls) {
+    if (cfg.max_packet != 0) return cfg.max_packet;
+    return tls.native_rma || cfg.eager_max < (64u << 10) ? size_t{4} << 20 : cfg.eager_max;
 }
 
 ccs_plugin_status_t ucx_plugin::query(const plugin::core_services &core, const config &cfg,
@@ -73,7 +87,7 @@ ccs_plugin_status_t ucx_plugin::query(const plugin::core_services &core, const c
                 (tls.native_atomics ? CCS_PLUGIN_CAP_ATOMIC : 0);
     attr.scope = CCS_PLUGIN_SCOPE_NETWORK;
     attr.priority = 50;
-    attr.am_max_packet = cfg.max_packet;
+    attr.am_max_packet = max_packet_for(cfg, tls);
     if (CCS_PLUGIN_COVERS(&attr, am_nocopy_min)) attr.am_nocopy_min = nocopy_min;
     std::snprintf(attr.description, sizeof attr.description, "UCX %u.%u.%u UCP, UCX_TLS=%s; put/get %s%s", major,
                   minor, release, tls.names.c_str(),

@@ -62,6 +62,7 @@ ccs_plugin_status_t ucx_plugin::init() {
     // A dead peer is found by keepalive on idle endpoints; UCX's default
     // (20 s) is longer than a runtime should wait to hear of it.
     if (!std::getenv("UCX_KEEPALIVE_INTERVAL")) (void)ucp_config_modify(ucx_config, "KEEPALIVE_INTERVAL", "1s");
+    cfg_.max_packet = max_packet_for(cfg_, configured_transports(ucx_config));  // as query() told the core
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
     params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
@@ -171,6 +172,7 @@ ucp_ep_h ucx_plugin::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     p.native_rma = cfg_.rma == rma_mode::native || (cfg_.rma == rma_mode::automatic && facts.rma);
     p.put_visible_on_return = facts.shared_memory_only;
     p.native_atomics = facts.atomics;
+    p.eager_large = !facts.rma;
     if (!p.native_rma && cfg_.rma == rma_mode::automatic)
         log(CCS_PLUGIN_LOG_INFO, "UCX's lanes to rank " + std::to_string(p.rank) +
                                      " emulate RMA in software; the core's active messages carry it instead");

@@ -28,9 +28,16 @@ namespace ccs::ucx {
 enum class rma_mode { automatic, native, active_messages };
 
 struct config {
-    size_t max_packet = 4u << 20;   // the core fragments larger payloads
+    // The core fragments larger payloads. 0 (the default): 4 MiB where
+    // UCX_TLS names a transport with native RMA, else eager_max: without
+    // one every peer's rendezvous is emulated, and eager packets of 256 KiB
+    // carried 4 MiB accumulates and 1 MiB AMs faster than 4 MiB ones.
+    size_t max_packet = 0;
     rma_mode rma = rma_mode::automatic;
     uint32_t max_sends_in_flight = 256;  // per peer, before AGAIN
+    // Packets up to this size go eager to peers whose lanes have no RMA
+    // (TCP), where UCX's rendezvous is emulated with extra round trips.
+    size_t eager_max = 256u << 10;
 };
 
 // The UCX transports UCX_TLS names for this process ("all" when unset), and
@@ -41,6 +48,8 @@ struct transports {
     bool native_atomics = false;  // some of them carry out atomics without the target's CPU
 };
 transports configured_transports(const ucp_config_t *ucx_config);
+// config::max_packet with 0 resolved for these transports.
+size_t max_packet_for(const config &cfg, const transports &tls);
 
 class ucx_plugin;
 
@@ -80,6 +89,9 @@ struct peer {
     bool failed = false;
     bool native_rma = false;       // decided when the endpoint is created
     bool native_atomics = false;   // UCX's lanes to it do atomics (not emulated): likewise
+    // Its lanes have no RMA, so UCX's rendezvous to it is emulated (TCP):
+    // packets up to config::eager_max are sent eager.
+    bool eager_large = false;
     // A put that completed is already in the target's memory (shared-memory
     // lanes only): no flush.
     bool put_visible_on_return = false;
@@ -247,6 +259,13 @@ private:
     ucp_ep_h create_endpoint(peer &p, ccs_plugin_status_t &why);
     // ucx_send.cpp: what am_send's latency path does not take.
     [[gnu::noinline]] ccs_plugin_status_t send_buffered(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
+    // UCP_AM_SEND_FLAG_EAGER for a packet of `total` bytes to `p` where
+    // eager beats UCX's emulated rendezvous.
+    void choose_protocol(const peer &p, size_t total, ucp_request_param_t &rp) const {
+        if (!p.eager_large || total > cfg_.eager_max) return;
+        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        rp.flags = UCP_AM_SEND_FLAG_EAGER;
+    }
     // Logs a failed ucp_am_send_nbx and maps its status.
     ccs_plugin_status_t send_failed(int32_t rank, ucs_status_t status) const;
     struct lane_facts {

@@ -95,6 +95,7 @@ ccs_plugin_status_t ucx_plugin::send_buffered(int32_t rank, const ccs_plugin_iov
     rp.datatype = ucp_dt_make_contig(1);
     rp.cb.send = callbacks::send_done;
     rp.user_data = b.get();
+    choose_protocol(p, total, rp);
     void *r = ucp_am_send_nbx(ep, am_id, &header_rank_, sizeof header_rank_, b->bytes.data(), total, &rp);
     if (r == nullptr) {  // sent (or copied by UCX) already
         give_back(std::move(b));
@@ -132,6 +133,7 @@ ccs_plugin_status_t ucx_plugin::am_send_nocopy(int32_t rank, const ccs_plugin_io
     rp.user_data = r;
     rp.datatype = ucp_dt_make_contig(1);
     const ccs_plugin_iov_v1_t &data = iov[count - 1];
+    choose_protocol(*to, r->header.size() + data.length, rp);
     void *q = ucp_am_send_nbx(ep, am_id, r->header.data(), r->header.size(), data.base, data.length, &rp);
     if (q == nullptr) {
         delete r;
