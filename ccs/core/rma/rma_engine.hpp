@@ -202,16 +202,18 @@ private:
     // Accumulate (rma_accumulate.cpp): in place where a block is mapped
     // here, else applied by the target, in messages each answered on its
     // own, at most accumulate_window of them and accumulate_in_flight bytes
-    // of data unanswered. A message
-    // holds what the route sends as one packet, between 64 KiB and 1 MiB
-    // (shm: 64 KiB, fragmented; UCX: 1 MiB, which it sends by rendezvous
-    // where 64 KiB messages over TCP were half its bandwidth). `op`: the
-    // request as lists, or null for a contiguous one.
-    static constexpr uint32_t accumulate_window = 4;
+    // of data unanswered. A message holds what the route sends as one
+    // packet, between 64 KiB and 1 MiB (shm: 64 KiB, fragmented; UCX: 1 MiB
+    // by rendezvous where its lanes do RMA, else 252 KiB sent eager). `op`:
+    // the request as lists, or null for a contiguous one.
+    static constexpr uint32_t accumulate_window = 8;
     static constexpr size_t accumulate_in_flight = 2 << 20;
+    // The message's arguments and header take the packet's last 4 KiB, so
+    // that a message up to the packet's size is not cut in two.
     size_t accumulate_piece(int target) const {
         const transport *t = route_[static_cast<size_t>(target)];
-        return std::clamp<size_t>(t ? t->attr().am_max_packet : 0, 64 << 10, 1 << 20);
+        const size_t packet = t ? t->attr().am_max_packet : 0;
+        return std::clamp<size_t>(packet > 4096 ? packet - 4096 : 0, 64 << 10, 1 << 20);
     }
     bool try_mapped_accumulate(const rma_request &q, const rma_operation *op);
     // Indexed put (rma_indexed_put.cpp): the pointer advanced and the data
