@@ -19,6 +19,17 @@
 
 namespace ccs {
 
+// The op goes to a plugin's atomic entry point as it is.
+namespace {
+constexpr bool same_op(ccs_plugin_atomic_op_t plugin, ccs_atomic_op_t core) {
+    return static_cast<int>(plugin) == static_cast<int>(core);
+}
+}  // namespace
+static_assert(same_op(CCS_PLUGIN_ATOMIC_ADD, CCS_ATOMIC_ADD) && same_op(CCS_PLUGIN_ATOMIC_AND, CCS_ATOMIC_AND) &&
+              same_op(CCS_PLUGIN_ATOMIC_OR, CCS_ATOMIC_OR) && same_op(CCS_PLUGIN_ATOMIC_XOR, CCS_ATOMIC_XOR) &&
+              same_op(CCS_PLUGIN_ATOMIC_SWAP, CCS_ATOMIC_SWAP) && same_op(CCS_PLUGIN_ATOMIC_CSWAP, CCS_ATOMIC_CSWAP) &&
+              same_op(CCS_PLUGIN_ATOMIC_FETCH, CCS_ATOMIC_FETCH) && same_op(CCS_PLUGIN_ATOMIC_SET, CCS_ATOMIC_SET));
+
 // The common case inline: an explicit key whose region is mapped here.
 bool rma_engine::try_mapped_atomic(const rma_request &q) {
     const remote_key *k = mapped_key(q, q.atomic.width);
