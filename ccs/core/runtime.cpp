@@ -143,16 +143,16 @@ ccs_status_t runtime::install_subsystems() {
     if ((st = allgather_->install(*internal_handlers_)) != CCS_OK) return st;
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
-    memory_ = std::make_unique<memory_registry>(all, rank_, settings_.max_unused, wired_.secret);
+    // Network atomics: the highest-priority transport that does atomics.
+    transport *atomics = nullptr;
+    for (transport *t : all)
+        if (t->native_atomics() && (!atomics || t->attr().priority > atomics->attr().priority)) atomics = t;
+    memory_ = std::make_unique<memory_registry>(all, atomics, rank_, settings_.max_unused, wired_.secret);
     memory_->expose_all = settings_.expose_all;
     std::vector<transport *> route(static_cast<size_t>(size_), nullptr);
     for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
     std::vector<bool> near(static_cast<size_t>(size_));
     for (int peer = 0; peer < size_; ++peer) near[static_cast<size_t>(peer)] = same_node(peer);
-    // Network atomics: the highest-priority transport that does atomics.
-    transport *atomics = nullptr;
-    for (transport *t : all)
-        if (t->native_atomics() && (!atomics || t->attr().priority > atomics->attr().priority)) atomics = t;
     rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, near, atomics, rank_, wired_.secret,
                                         settings_.rma_emulate, settings_.rma_layout_piece);
     if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;

@@ -20,9 +20,9 @@ constexpr size_t generation_slots = size_t{1} << 20;
 
 }  // namespace
 
-memory_registry::memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes,
-                                 const key_secret &secret)
-    : transports_(std::move(transports)), rank_(rank), secret_(secret), cache_(*this, max_unused_bytes) {}
+memory_registry::memory_registry(std::vector<transport *> transports, const transport *atomics, int rank,
+                                 size_t max_unused_bytes, const key_secret &secret)
+    : transports_(std::move(transports)), atomics_(atomics), rank_(rank), secret_(secret), cache_(*this, max_unused_bytes) {}
 
 memory_registry::~memory_registry() {
     for (auto &[id, reg] : handles_) release_region(reg);
@@ -87,10 +87,6 @@ void memory_registry::mem_dereg(region &r) {
     for (size_t i = 0; i < transports_.size() && i < r.handles.size(); ++i) transports_[i]->mem_dereg(r.handles[i]);
 }
 
-bool memory_registry::has_atomics_transport() const {
-    return std::any_of(transports_.begin(), transports_.end(), [](const transport *t) { return t->native_atomics(); });
-}
-
 ccs_status_t memory_registry::check_atomics_mechanism(uintptr_t addr, size_t length, bool network) const {
     if (length == 0 || (!network && network_registrations_ == 0)) return CCS_OK;
     const uintptr_t end = addr + length;
@@ -108,7 +104,7 @@ ccs_status_t memory_registry::check_atomics_mechanism(uintptr_t addr, size_t len
 
 ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out, bool network_atomics) {
     const char *call = network_atomics ? "ccs_mem_register_atomics: " : "ccs_mem_register: ";
-    if (network_atomics && !has_atomics_transport()) {
+    if (network_atomics && !atomics_) {
         std::string names;
         for (const transport *t : transports_) names += (names.empty() ? "" : ", ") + t->name();
         return fail(CCS_ERR_UNSUPPORTED, call + ("no transport of this process carries out atomics itself "

@@ -28,8 +28,10 @@ namespace ccs {
 class memory_registry final : public registration_backend {
 public:
     // Every transport registers every region: any of them may carry RMA.
+    // `atomics`: the one that carries out network atomics, or null.
     // `secret`: the job's, for the tags of packed keys.
-    memory_registry(std::vector<transport *> transports, int rank, size_t max_unused_bytes, const key_secret &secret);
+    memory_registry(std::vector<transport *> transports, const transport *atomics, int rank, size_t max_unused_bytes,
+                    const key_secret &secret);
     ~memory_registry() override;
 
     // ccs_mem_register, and with `network_atomics` ccs_mem_register_atomics
@@ -104,7 +106,6 @@ private:
     // Refuses [addr, addr + length) for a registration with `network`
     // atomics where a live registration of the other mechanism overlaps it.
     ccs_status_t check_atomics_mechanism(uintptr_t addr, size_t length, bool network) const;
-    bool has_atomics_transport() const;
     size_t network_registrations_ = 0;  // live ones: until then no overlap is looked for
     ccs_status_t allocate_at(const char *call, size_t length, const placement &where, void *&addr, ccs_mem_t &out,
                              bool *placed);
@@ -115,6 +116,7 @@ private:
     void release_region(const registration &reg);
 
     std::vector<transport *> transports_;
+    const transport *atomics_;
     int rank_;
     key_secret secret_;
     generation_table generations_;

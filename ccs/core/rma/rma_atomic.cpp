@@ -89,10 +89,12 @@ void rma_engine::issue_network_atomic(request &r, const remote_key &k) {
     }
 }
 
-bool rma_engine::network_atomics_here(request &r, const remote_key *&k) {
+bool rma_engine::issued_network_atomic_here(request &r) {
     if (r.key_id != 0) {  // an explicit key of this process's own
-        k = keys_.find(r.key_id);
-        return k && k->network_atomics;
+        const remote_key *k = keys_.find(r.key_id);
+        if (!k || !k->network_atomics) return false;
+        issue_network_atomic(r, *k);
+        return true;
     }
     const uint64_t address = r.op.remote.data()[0].address, width = r.op.atomic.width;
     const uint64_t handle = memory_.covering(address, width);
@@ -100,13 +102,16 @@ bool rma_engine::network_atomics_here(request &r, const remote_key *&k) {
     // The transport reaches this process's own memory through a key, as
     // any other's: one of its own, kept as an implicit key.
     uint64_t id = keys_.find_implicit(rank_, address, width);
-    ccs_status_t st = CCS_OK;
     if (id == 0) {
         std::vector<uint8_t> key;
-        st = memory_.key_for_range(rank_, address, width, false, key);
+        ccs_status_t st = memory_.key_for_range(rank_, address, width, false, key);
         if (st == CCS_OK) st = keys_.adopt_implicit(rank_, key.data(), key.size(), address, address + width, id);
+        if (st != CCS_OK) {
+            finish(r, st, last_error());
+            return true;
+        }
     }
-    k = st == CCS_OK ? keys_.find(id) : nullptr;
+    issue_network_atomic(r, *keys_.find(id));
     return true;
 }
 

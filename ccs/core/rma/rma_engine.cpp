@@ -328,10 +328,7 @@ void rma_engine::keep_source(request &r) {
 void rma_engine::issue(request &r, const remote_key *known) {
     rma_operation &op = r.op;
     if (op.target == rank_) {  // this process: a copy
-        if (op.kind == rma_kind::atomic && network_atomics_here(r, known)) {
-            if (known) return issue_network_atomic(r, *known);
-            return finish(r, CCS_ERR_UNSUPPORTED, last_error());
-        }
+        if (op.kind == rma_kind::atomic && issued_network_atomic_here(r)) return;
         if (op.kind == rma_kind::atomic) {
             const uint64_t old = apply_atomic(op.atomic, reinterpret_cast<void *>(op.remote.data()[0].address));
             if (op.local.size() > 0) store_fetched(op.atomic, reinterpret_cast<void *>(op.local.data()[0].address), old);

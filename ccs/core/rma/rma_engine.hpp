@@ -246,11 +246,11 @@ private:
     // An atomic on memory registered for network atomics: through the
     // atomics transport, with the key's part for it (rma_atomic.cpp).
     void issue_network_atomic(request &r, const remote_key &k);
-    // Whether the word of an atomic on this process's own memory is
-    // registered for network atomics; if so `k` becomes the key to reach
-    // it through the atomics transport (null, with the reason in
-    // last_error(), where there is none).
-    bool network_atomics_here(request &r, const remote_key *&k);
+    // An atomic on this process's own memory: if its word is registered
+    // for network atomics, issues it through the atomics transport (or
+    // finishes it with the reason it cannot) and says true; false leaves
+    // it to the CPU.
+    bool issued_network_atomic_here(request &r);
     // The refusal of an indexed put whose pointer word takes network
     // atomics: the append moves it with the CPU's.
     [[gnu::cold]] static ccs_status_t indexed_on_network_atomics();
