@@ -78,17 +78,13 @@ ccs_plugin_status_t ucx_plugin::atomic(int32_t rank, uint32_t op, uint32_t width
         rp.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         rp.reply_buffer = &r->reply;
     }
-    const auto started = [&](void *q) {
-        if (UCS_PTR_IS_PTR(q)) ++r->pending;
-        else if (UCS_PTR_IS_ERR(q) && r->status == UCS_OK) r->status = UCS_PTR_STATUS(q);
-    };
-    started(ucp_atomic_op_nbx(ep, ucp_op(op), &r->operand, 1, remote, key, &rp));
+    r->started(ucp_atomic_op_nbx(ep, ucp_op(op), &r->operand, 1, remote, key, &rp));
     if (!fetches && !p->put_visible_on_return && r->status == UCS_OK) {
         ucp_request_param_t fp{};
         fp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         fp.cb.send = callbacks::rma_piece_done;
         fp.user_data = r;
-        started(ucp_ep_flush_nbx(ep, &fp));
+        r->started(ucp_ep_flush_nbx(ep, &fp));
     }
     return issued(r);
 }

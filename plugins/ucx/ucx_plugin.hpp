@@ -177,6 +177,13 @@ struct rma_request {
     ucp_ep_h ep = nullptr;
     ucp_rkey_h key = nullptr;
     uint64_t remote = 0;
+
+    // One piece issued: UCX's request is pending (its callback counts it
+    // down), or it finished at once, or its error is kept (the first).
+    void started(void *request) {
+        if (UCS_PTR_IS_PTR(request)) ++pending;
+        else if (UCS_PTR_IS_ERR(request) && status == UCS_OK) status = UCS_PTR_STATUS(request);
+    }
 };
 
 class ucx_plugin {

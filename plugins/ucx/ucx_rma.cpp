@@ -107,19 +107,15 @@ ccs_plugin_status_t ucx_plugin::rma(peer &p, size_t nlocal, Local local_at, cons
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     rp.cb.send = callbacks::rma_piece_done;
     rp.user_data = r;
-    const auto started = [&](void *op) {
-        if (UCS_PTR_IS_PTR(op)) ++r->pending;
-        else if (UCS_PTR_IS_ERR(op) && r->status == UCS_OK) r->status = UCS_PTR_STATUS(op);
-    };
     size_t li = 0, ri = 0, loff = 0, roff = 0;
     while (li < nlocal && ri < nremote && r->status == UCS_OK) {
         auto [base, llen] = local_at(li);
         const size_t n = std::min(llen - loff, remote[ri].length - roff);
-        if (n > 0) started(issue(ep, static_cast<uint8_t *>(base) + loff, n, remote[ri].address + roff, &rp));
+        if (n > 0) r->started(issue(ep, static_cast<uint8_t *>(base) + loff, n, remote[ri].address + roff, &rp));
         if ((loff += n) == llen) ++li, loff = 0;
         if ((roff += n) == remote[ri].length) ++ri, roff = 0;
     }
-    if (flush && !p.put_visible_on_return && r->status == UCS_OK) started(ucp_ep_flush_nbx(ep, &rp));
+    if (flush && !p.put_visible_on_return && r->status == UCS_OK) r->started(ucp_ep_flush_nbx(ep, &rp));
     return issued(r);
 }
 
