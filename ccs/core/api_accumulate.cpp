@@ -1,5 +1,6 @@
 // C entry points of accumulate (ccs/rma.h): every argument checked here,
 // then one request to the RMA engine (rma/rma_accumulate.cpp).
+#include "acc_checks.hpp"
 #include "api_guard.hpp"
 
 #include <ccs/datadesc.h>
@@ -14,14 +15,7 @@ namespace {
 
 ccs_status_t check_accumulate(const char *call, int op, int type, const void *src, size_t length,
                               uint64_t remote_addr, const void *scale, const void *fetched, rma_accumulate &a) {
-    if (op < CCS_ACC_SUM || op > CCS_ACC_REPLACE)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": op " + std::to_string(op) + " is not a ccs_acc_op_t");
-    if (type < CCS_ACC_INT32 || type > CCS_ACC_COMPLEX_DOUBLE)
-        return fail(CCS_ERR_INVALID_ARG,
-                    std::string(call) + ": type " + std::to_string(type) + " is not a ccs_acc_type_t");
-    const bool complex = type == CCS_ACC_COMPLEX_FLOAT || type == CCS_ACC_COMPLEX_DOUBLE;
-    if (complex && (op == CCS_ACC_MIN || op == CCS_ACC_MAX))
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": complex numbers have no MIN or MAX");
+    if (const ccs_status_t st = check_acc_op_type(call, op, type); st != CCS_OK) return st;
     if (scale && op != CCS_ACC_SUM)
         return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": a scale applies to CCS_ACC_SUM only");
     const size_t element = acc_element_size(type);

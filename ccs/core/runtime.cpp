@@ -141,6 +141,9 @@ ccs_status_t runtime::install_subsystems() {
     if (st != CCS_OK) return st;
     allgather_ = std::make_unique<coll::allgather>(*am_, rank_, size_, [this] { progress(); });
     if ((st = allgather_->install(*internal_handlers_)) != CCS_OK) return st;
+    coll_ = std::make_unique<coll::coll_engine>(*am_);
+    if ((st = coll_->install(*internal_handlers_)) != CCS_OK) return st;
+    teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { progress(); });
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
     // Network atomics: the highest-priority transport that does atomics.
@@ -168,6 +171,8 @@ void runtime::stop() {
     // Transports go next: their finalize may still deliver into the engine
     // (and, through the internal context, to the barrier).
     wired_.transports.clear();
+    teams_.reset();
+    coll_.reset();
     am_.reset();
     allgather_.reset();
     barrier_.reset();
@@ -184,6 +189,7 @@ int runtime::poll() {
         events += am_->deliver_self();
     }
     if (rma_ && rma_->busy()) events += rma_->progress();
+    if (coll_ && coll_->busy()) events += coll_->progress();
     return events;
 }
 
@@ -242,6 +248,7 @@ ccs_status_t runtime::context_destroy(context &ctx) {
     rma_->context_destroyed(ctx.id());
     am_->run_completions();
     am_->context_destroyed(ctx.id());
+    teams_->context_destroyed(ctx.id());
     contexts_.destroy(ctx.id());
     return CCS_OK;
 }

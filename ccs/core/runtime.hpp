@@ -6,6 +6,8 @@
 #include "core/am/am_engine.hpp"
 #include "core/coll/allgather.hpp"
 #include "core/coll/barrier.hpp"
+#include "core/coll/coll_engine.hpp"
+#include "core/coll/team_table.hpp"
 #include "core/internal_handlers.hpp"
 #include "core/bootstrap/bootstrap.hpp"
 #include "context.hpp"
@@ -43,9 +45,12 @@ public:
     rma_engine &rma() { return *rma_; }
     memory_registry &memory() { return *memory_; }
     symmetric_blocks &symmetric() { return symmetric_; }
+    coll::team_table &teams() { return *teams_; }
     bool symmetric_same_address() const { return settings_.symmetric_same_address; }
     // Inside a handler or a completion callback of any engine.
-    bool in_callback() const { return am_->in_callback() || (rma_ && rma_->in_callback()); }
+    bool in_callback() const {
+        return am_->in_callback() || (rma_ && rma_->in_callback()) || (coll_ && coll_->in_callback());
+    }
 
     // One pass over everything that can make progress; backs off when idle.
     // True when it did something.
@@ -142,6 +147,8 @@ private:
     std::unique_ptr<internal_handlers> internal_handlers_;
     std::unique_ptr<coll::barrier> barrier_;
     std::unique_ptr<coll::allgather> allgather_;
+    std::unique_ptr<coll::coll_engine> coll_;
+    std::unique_ptr<coll::team_table> teams_;
     symmetric_blocks symmetric_;
     std::unique_ptr<rma_engine> rma_;
     wireup_result wired_;

@@ -55,7 +55,13 @@ template <typename T>
 [[gnu::always_inline]] inline void acc_apply_as(int op, T *dst, const T *src, size_t n, T scale) {
     switch (op) {
     case CCS_ACC_SUM:
-        for (size_t i = 0; i < n; ++i) dst[i] += scale * src[i];
+        // Without the product when the scale is 1: exact for complex
+        // numbers too ((1, 0) * (x, inf) is not (x, inf)), and what
+        // reductions, which never scale, rely on.
+        if (scale == T(1))
+            for (size_t i = 0; i < n; ++i) dst[i] += src[i];
+        else
+            for (size_t i = 0; i < n; ++i) dst[i] += scale * src[i];
         break;
     case CCS_ACC_PROD:
         for (size_t i = 0; i < n; ++i) dst[i] *= src[i];

@@ -1,0 +1,54 @@
+// The collective algorithms, each building its schedule (coll/schedule.hpp)
+// for this process from the team and the caller's buffers. Which one a
+// call gets depends on the team's size and the data's, never on anything
+// that differs between members, so every member builds its part of the
+// same algorithm.
+#pragma once
+
+#include "core/coll/schedule.hpp"
+#include "core/rma/accumulate_kernels.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ccs::coll {
+
+// What a reduction combines: an accumulate op on elements of its type.
+struct reduction {
+    rma_accumulate acc;  // op, type and a scale of 1
+    size_t element = 0;  // bytes of one element
+};
+reduction make_reduction(int op, int type);
+
+// Where each member's block lies in a gathered buffer.
+struct blocks {
+    std::vector<size_t> lengths, offsets;
+    size_t total() const;
+    static blocks uniform(int members, size_t length);
+};
+
+// Below this many bytes in all, an allgather sends each block straight to
+// every member (one round); above it, around a ring (size - 1 rounds of
+// one block, the least data through each process).
+constexpr size_t allgather_direct_max = 16 * 1024;
+
+schedule build_barrier(const team_view &t);
+schedule build_broadcast(const team_view &t, uint8_t *buffer, size_t length, int root);
+// dst on every member: binomial dissemination of partial results by
+// recursive doubling; processes past the largest power of two first fold
+// their data into a partner. Combination is always (lower ranks' part) op
+// (higher ranks' part), so every member computes the same expression.
+schedule build_allreduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r);
+// A binomial tree into team rank 0 (the same order whatever the root),
+// then to the root.
+schedule build_reduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
+                      int root);
+// Prefix reduction by recursive doubling of distance (Hillis-Steele).
+schedule build_scan(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
+                    bool exclusive);
+schedule build_gather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b, int root);
+schedule build_allgather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b);
+schedule build_alltoall(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst);
+
+}  // namespace ccs::coll

@@ -1,0 +1,142 @@
+// Collectives that move data without combining it: barrier, broadcast,
+// gather, allgather, alltoall.
+#include "core/coll/algorithms.hpp"
+#include "core/coll/signature.hpp"
+
+#include <cstring>
+
+namespace ccs::coll {
+
+namespace {
+
+// base + offset; a collective that failed here before it started has null
+// buffers, and keeps them null.
+template <typename T>
+T *at(T *base, size_t offset) {
+    return base ? base + offset : nullptr;
+}
+
+}  // namespace
+
+size_t blocks::total() const {
+    size_t end = 0;
+    for (size_t i = 0; i < lengths.size(); ++i) end = std::max(end, offsets[i] + lengths[i]);
+    return end;
+}
+
+blocks blocks::uniform(int members, size_t length) {
+    blocks b;
+    for (int i = 0; i < members; ++i) {
+        b.lengths.push_back(length);
+        b.offsets.push_back(static_cast<size_t>(i) * length);
+    }
+    return b;
+}
+
+// Dissemination: in round k each process tells the one 2^k ahead.
+schedule build_barrier(const team_view &t) {
+    schedule s;
+    s.signature = signature_of(kind::barrier);
+    const int n = t.size(), me = t.rank;
+    for (uint32_t k = 0, d = 1; static_cast<int>(d) < n; ++k, d <<= 1) {
+        auto &r = s.add_round(k);
+        r.sends.push_back({(me + static_cast<int>(d)) % n, nullptr, 0});
+        r.receives.push_back({(me + n - static_cast<int>(d)) % n, nullptr, 0});
+    }
+    return s;
+}
+
+// Binomial tree rooted at `root` (ranks relative to it): receive from the
+// parent, then send to every child at once, the largest subtree first.
+// One message per (parent, child): one tag for all.
+schedule build_broadcast(const team_view &t, uint8_t *buffer, size_t length, int root) {
+    schedule s;
+    s.signature = signature_of(kind::broadcast, static_cast<uint64_t>(root), length);
+    const int n = t.size();
+    const int v = (t.rank - root + n) % n;
+    auto absolute = [&](int relative) { return (relative + root) % n; };
+    int mask = 1;
+    for (; mask < n; mask <<= 1)
+        if (v & mask) {
+            s.add_round(0).receives.push_back({absolute(v - mask), buffer, length});
+            break;
+        }
+    schedule::round *children = nullptr;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < n) {
+            if (!children) children = &s.add_round(0);
+            children->sends.push_back({absolute(v + mask), buffer, length});
+        }
+    return s;
+}
+
+// Every member sends straight to the root, which receives into place.
+schedule build_gather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b, int root) {
+    schedule s;
+    s.signature = signature_of(kind::gather, static_cast<uint64_t>(root));
+    const int n = t.size(), me = t.rank;
+    auto &r = s.add_round(0);
+    if (me != root) {
+        r.sends.push_back({root, src, length});
+        return s;
+    }
+    for (int i = 0; i < n; ++i)
+        if (i != me) r.receives.push_back({i, at(dst, b.offsets[static_cast<size_t>(i)]), b.lengths[static_cast<size_t>(i)]});
+    uint8_t *mine = at(dst, b.offsets[static_cast<size_t>(me)]);
+    r.steps.push_back([mine, src, length] {
+        if (length && mine != src) std::memmove(mine, src, length);
+    });
+    return s;
+}
+
+schedule build_allgather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b) {
+    schedule s;
+    const size_t total = b.total();
+    s.signature = signature_of(kind::allgather, total);
+    const int n = t.size(), me = t.rank;
+    auto block = [&](int i) { return at(dst, b.offsets[static_cast<size_t>(i)]); };
+    auto block_length = [&](int i) { return b.lengths[static_cast<size_t>(i)]; };
+    // Own block first: a ring forwards it from dst.
+    uint8_t *mine = block(me);
+    if (length && src && mine && mine != src) std::memmove(mine, src, length);
+    if (n == 1) return s;
+    if (total <= allgather_direct_max) {
+        auto &r = s.add_round(0);
+        for (int i = 0; i < n; ++i) {
+            if (i == me) continue;
+            r.sends.push_back({i, mine, length});
+            r.receives.push_back({i, block(i), block_length(i)});
+        }
+        return s;
+    }
+    // Round k: pass on the block of me - k, receive that of me - k - 1.
+    const int next = (me + 1) % n, previous = (me + n - 1) % n;
+    for (int k = 0; k < n - 1; ++k) {
+        const int out = (me - k + n) % n, in = (me - k - 1 + n) % n;
+        auto &r = s.add_round(static_cast<uint32_t>(k));
+        r.sends.push_back({next, block(out), block_length(out)});
+        r.receives.push_back({previous, block(in), block_length(in)});
+    }
+    return s;
+}
+
+schedule build_alltoall(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst) {
+    schedule s;
+    s.signature = signature_of(kind::alltoall, length);
+    const int n = t.size(), me = t.rank;
+    auto &r = s.add_round(0);
+    // Starting past this process spreads the first messages over the peers.
+    for (int k = 1; k < n; ++k) {
+        const int to = (me + k) % n, from = (me - k + n) % n;
+        r.sends.push_back({to, at(src, static_cast<size_t>(to) * length), length});
+        r.receives.push_back({from, at(dst, static_cast<size_t>(from) * length), length});
+    }
+    uint8_t *mine = at(dst, static_cast<size_t>(me) * length);
+    const uint8_t *own = at(src, static_cast<size_t>(me) * length);
+    r.steps.push_back([mine, own, length] {
+        if (length && mine != own) std::memmove(mine, own, length);
+    });
+    return s;
+}
+
+}  // namespace ccs::coll

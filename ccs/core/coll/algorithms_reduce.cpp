@@ -1,0 +1,148 @@
+// Collectives that combine data: reduce, allreduce, scan. Every
+// combination is (lower ranks' part) op (higher ranks' part) in an order
+// fixed by the team's size, so results are reproducible bit for bit.
+#include "core/coll/algorithms.hpp"
+#include "core/coll/signature.hpp"
+
+#include <cstring>
+
+namespace ccs::coll {
+
+reduction make_reduction(int op, int type) {
+    reduction r;
+    r.acc.op = static_cast<uint8_t>(op);
+    r.acc.type = static_cast<uint8_t>(type);
+    acc_unit_scale(type, r.acc.scale);
+    r.element = acc_element_size(type);
+    return r;
+}
+
+namespace {
+
+// right = left op right, through `work` (as many bytes): the kernels
+// combine into their left operand, and MIN, MAX and NaNs are not
+// symmetric bit for bit.
+void combine_into_right(const reduction &r, const uint8_t *left, uint8_t *right, uint8_t *work, size_t bytes) {
+    std::memcpy(work, left, bytes);
+    apply_accumulate(r.acc, work, right, bytes, nullptr);
+    std::memcpy(right, work, bytes);
+}
+
+void copy_in(uint8_t *dst, const uint8_t *src, size_t bytes) {
+    if (bytes && dst && src && dst != src) std::memmove(dst, src, bytes);
+}
+
+uint64_t reduction_signature(kind k, size_t count, const reduction &r, uint64_t root = 0) {
+    return signature_of(k, count, r.acc.op, r.acc.type, root);
+}
+
+}  // namespace
+
+schedule build_allreduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r) {
+    schedule s;
+    s.signature = reduction_signature(kind::allreduce, count, r);
+    const size_t bytes = count * r.element;
+    copy_in(dst, src, bytes);
+    const int n = t.size(), me = t.rank;
+    if (n == 1) return s;
+    uint8_t *in = s.scratch_bytes(bytes), *work = s.scratch_bytes(bytes);
+    int p2 = 1;
+    while (p2 * 2 <= n) p2 *= 2;
+    const int extra = n - p2;
+    // The first 2 * extra ranks pair up: the even one hands its data to
+    // the odd one, which stands for both, and gets the result back.
+    int folded = me >= 2 * extra ? me - extra : (me % 2 ? me / 2 : -1);
+    if (me < 2 * extra) {
+        auto &fold = s.add_round(0);
+        if (me % 2 == 0) {
+            fold.sends.push_back({me + 1, dst, bytes});
+        } else {
+            fold.receives.push_back({me - 1, in, bytes});
+            fold.steps.push_back([r, in, dst, work, bytes] { combine_into_right(r, in, dst, work, bytes); });
+        }
+    }
+    if (folded >= 0) {
+        auto actual = [&](int f) { return f < extra ? 2 * f + 1 : f + extra; };
+        for (uint32_t k = 1, mask = 1; static_cast<int>(mask) < p2; ++k, mask <<= 1) {
+            const int partner_folded = folded ^ static_cast<int>(mask), partner = actual(partner_folded);
+            auto &round = s.add_round(k);
+            round.sends.push_back({partner, dst, bytes});
+            round.receives.push_back({partner, in, bytes});
+            if (partner_folded < folded)
+                round.steps.push_back([r, in, dst, work, bytes] { combine_into_right(r, in, dst, work, bytes); });
+            else
+                round.steps.push_back([r, in, dst, bytes] { apply_accumulate(r.acc, dst, in, bytes, nullptr); });
+        }
+    }
+    if (me < 2 * extra) {
+        // Tag 0 again: the pair's fold went the other way.
+        auto &unfold = s.add_round(0);
+        if (me % 2) unfold.sends.push_back({me - 1, dst, bytes});
+        else unfold.receives.push_back({me + 1, dst, bytes});
+    }
+    return s;
+}
+
+schedule build_reduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
+                      int root) {
+    schedule s;
+    s.signature = reduction_signature(kind::reduce, count, r, static_cast<uint64_t>(root));
+    const size_t bytes = count * r.element;
+    const int n = t.size(), me = t.rank;
+    // Rank 0 combines in place when it is the root; everyone else in scratch.
+    uint8_t *acc = me == 0 && root == 0 ? dst : s.scratch_bytes(bytes);
+    copy_in(acc, src, bytes);
+    uint8_t *in = s.scratch_bytes(bytes);
+    // Subtree of rank me covers [me, me + mask): children come after it.
+    for (int mask = 1; mask < n; mask <<= 1) {
+        if (me & mask) {
+            s.add_round(0).sends.push_back({me - mask, acc, bytes});
+            break;
+        }
+        if (me + mask < n) {
+            auto &round = s.add_round(0);
+            round.receives.push_back({me + mask, in, bytes});
+            round.steps.push_back([r, acc, in, bytes] { apply_accumulate(r.acc, acc, in, bytes, nullptr); });
+        }
+    }
+    if (root != 0) {
+        if (me == 0) s.add_round(1).sends.push_back({root, acc, bytes});
+        else if (me == root) s.add_round(1).receives.push_back({0, dst, bytes});
+    }
+    return s;
+}
+
+// Round k: send the prefix so far to me + 2^k, combine the one from
+// me - 2^k in front of it. The running prefix always ends at this rank, so
+// after ceil(log2 n) rounds it starts at rank 0.
+schedule build_scan(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
+                    bool exclusive) {
+    schedule s;
+    s.signature = reduction_signature(exclusive ? kind::exscan : kind::scan, count, r);
+    const size_t bytes = count * r.element;
+    const int n = t.size(), me = t.rank;
+    uint8_t *prefix = exclusive ? s.scratch_bytes(bytes) : dst;
+    copy_in(prefix, src, bytes);
+    uint8_t *in = s.scratch_bytes(bytes), *work = s.scratch_bytes(bytes);
+    // Exclusive: the prefix of ranks before this one, started by the
+    // first part received (from me - 1).
+    auto started = std::make_shared<bool>(false);
+    for (uint32_t k = 0, d = 1; static_cast<int>(d) < n; ++k, d <<= 1) {
+        auto &round = s.add_round(k);
+        const int distance = static_cast<int>(d);
+        if (me + distance < n) round.sends.push_back({me + distance, prefix, bytes});
+        if (me - distance < 0) continue;
+        round.receives.push_back({me - distance, in, bytes});
+        round.steps.push_back([r, in, prefix, dst, work, bytes, exclusive, started] {
+            if (exclusive) {
+                if (*started) combine_into_right(r, in, dst, work, bytes);
+                else std::memcpy(dst, in, bytes);
+                *started = true;
+            }
+            combine_into_right(r, in, prefix, work, bytes);
+        });
+    }
+    return s;
+}
+
+}  // namespace ccs::coll

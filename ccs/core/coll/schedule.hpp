@@ -1,0 +1,57 @@
+// A collective as a schedule of rounds (as libNBC builds them): a round
+// sends its messages when it starts, waits for its receives, then runs its
+// steps in order. Reductions are steps, so the order of combination is the
+// schedule's, the same on every process however messages arrive. Built by
+// the algorithms (coll/algorithms.hpp), run by the engine (coll_engine).
+#pragma once
+
+#include "core/coll/team.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace ccs::coll {
+
+struct schedule {
+    struct send {
+        int peer;  // team rank
+        const uint8_t *data;
+        size_t length;
+    };
+    struct receive {
+        int peer;       // team rank
+        uint8_t *into;  // exactly `length` bytes are expected
+        size_t length;
+    };
+    struct round {
+        // Names the round's messages; a message is matched by (sender,
+        // tag), so the two ends of one message give it the same tag even
+        // where their schedules have different rounds before it.
+        uint32_t tag = 0;
+        std::vector<send> sends;
+        std::vector<receive> receives;
+        std::vector<std::function<void()>> steps;  // after every receive arrived
+    };
+
+    std::vector<round> rounds;
+    // Memory the rounds point into, kept until the collective ends.
+    std::vector<std::unique_ptr<uint8_t[]>> scratch;
+    // What the call was (kind, root, sizes, type, op): every message
+    // carries it, so a member that called something else is caught.
+    uint64_t signature = 0;
+
+    round &add_round(uint32_t tag) {
+        round &r = rounds.emplace_back();
+        r.tag = tag;
+        return r;
+    }
+    uint8_t *scratch_bytes(size_t n) {
+        scratch.push_back(std::make_unique_for_overwrite<uint8_t[]>(n ? n : 1));
+        return scratch.back().get();
+    }
+};
+
+}  // namespace ccs::coll

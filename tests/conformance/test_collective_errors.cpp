@@ -1,0 +1,91 @@
+// Bad input to collectives: a clear error, on every member where one
+// member's mistake would otherwise leave the rest waiting, and nothing
+// lost: the team goes on working afterwards.
+#include "harness.hpp"
+
+#include <ccs/coll.h>
+
+#include <vector>
+
+using namespace conformance;
+
+namespace {
+
+// The world team still works, with every member in step.
+void expect_team_works() {
+    int64_t one = 1, sum = 0;
+    CCS_EXPECT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
+    EXPECT_EQ(sum, size());
+}
+
+}  // namespace
+
+TEST(CollectiveErrors, RefusedEverywhereAlike) {
+    int64_t x = 1, y = 0;
+    EXPECT_EQ(ccs_team_broadcast(CCS_TEAM_WORLD, &x, 8, size(), nullptr), CCS_ERR_INVALID_RANK);
+    EXPECT_TRUE(mentions(ccs_last_error(), "root")) << ccs_last_error();
+    EXPECT_EQ(ccs_team_reduce(CCS_TEAM_WORLD, &x, &y, 1, CCS_ACC_INT64, CCS_ACC_SUM, -1, nullptr), CCS_ERR_INVALID_RANK);
+    EXPECT_EQ(ccs_team_allreduce(CCS_TEAM_WORLD, &x, &y, 1, CCS_ACC_INT64, 99, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_team_allreduce(CCS_TEAM_WORLD, &x, &y, 1, 42, CCS_ACC_SUM, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_team_allreduce(CCS_TEAM_WORLD, &x, &y, 1, CCS_ACC_COMPLEX_DOUBLE, CCS_ACC_MAX, nullptr),
+              CCS_ERR_INVALID_ARG);
+    if (size() > 1) {
+        // size * length past SIZE_MAX.
+        EXPECT_EQ(ccs_team_allgather(CCS_TEAM_WORLD, &x, SIZE_MAX / 2 + 1, &y, nullptr), CCS_ERR_OVERFLOW);
+        EXPECT_EQ(ccs_team_alltoall(CCS_TEAM_WORLD, &x, SIZE_MAX / 2 + 1, &y, nullptr), CCS_ERR_OVERFLOW);
+        EXPECT_TRUE(mentions(ccs_last_error(), "does not fit")) << ccs_last_error();
+    }
+    EXPECT_EQ(ccs_team_allreduce(CCS_TEAM_WORLD, &x, &y, SIZE_MAX / 4, CCS_ACC_INT64, CCS_ACC_SUM, nullptr),
+              CCS_ERR_OVERFLOW);
+    // A completion that tells nothing, on every member.
+    const ccs_completion_t nothing{};
+    EXPECT_EQ(ccs_team_barrier(CCS_TEAM_WORLD, &nothing), CCS_ERR_INVALID_ARG);
+    EXPECT_TRUE(mentions(ccs_last_error(), "neither a callback nor a counter")) << ccs_last_error();
+    expect_team_works();
+}
+
+TEST(CollectiveErrors, OneMembersBadBufferEndsItEverywhere) {
+    const int last = size() - 1;
+    std::vector<int64_t> src(4, 1), dst(4, 0);
+    const ccs_status_t st = ccs_team_allreduce(CCS_TEAM_WORLD, rank() == last ? nullptr : src.data(), dst.data(), 4,
+                                               CCS_ACC_INT64, CCS_ACC_SUM, nullptr);
+    EXPECT_EQ(st, CCS_ERR_INVALID_ARG) << ccs_last_error();
+    const char *expected = rank() == last ? "src is NULL" : "already failed";
+    EXPECT_TRUE(mentions(ccs_last_error(), expected)) << ccs_last_error();
+    expect_team_works();
+}
+
+TEST(CollectiveErrors, MembersThatDisagreeAreNamed) {
+    if (size() < 2) GTEST_SKIP() << "needs two processes";
+    std::vector<int64_t> src(2, 1), dst(2, 0);
+    // Rank 0 reduces two elements, the others one.
+    ccs_counter_t done;
+    ccs_counter_init(&done);
+    const ccs_completion_t c{nullptr, nullptr, &done};
+    CCS_ASSERT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, src.data(), dst.data(), rank() == 0 ? 2 : 1, CCS_ACC_INT64,
+                                     CCS_ACC_SUM, &c));
+    ASSERT_TRUE(progress_until([&] { return done.value == 1; }, 60)) << "a mismatched allreduce did not end";
+    EXPECT_EQ(done.errors, 1u);
+    EXPECT_EQ(done.first_error, CCS_ERR_INVALID_ARG);
+    EXPECT_EQ(ccs_counter_wait(&done, 1), CCS_ERR_INVALID_ARG);
+    EXPECT_TRUE(mentions(ccs_last_error(), "ccs_team_allreduce")) << ccs_last_error();
+    CCS_EXPECT_OK(ccs_barrier());
+    expect_team_works();
+}
+
+TEST(CollectiveErrors, BlockingCallsRefusedInCallbacks) {
+    struct seen {
+        ccs_status_t inner = CCS_OK;
+        bool ran = false;
+    } s;
+    const ccs_completion_t c{[](ccs_status_t, void *arg) {
+                                 auto &v = *static_cast<seen *>(arg);
+                                 v.ran = true;
+                                 v.inner = ccs_team_barrier(CCS_TEAM_WORLD, nullptr);
+                             },
+                             &s, nullptr};
+    CCS_ASSERT_OK(ccs_team_barrier(CCS_TEAM_WORLD, &c));
+    ASSERT_TRUE(progress_until([&] { return s.ran; }, 60));
+    EXPECT_EQ(s.inner, CCS_ERR_IN_HANDLER);
+    expect_team_works();
+}

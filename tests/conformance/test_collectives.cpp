@@ -1,0 +1,300 @@
+// Collectives on every plugin configuration: every type and op against a
+// sequential model, sizes on both sides of every algorithm switch, every
+// root, teams of odd shapes, many in flight on several teams and contexts.
+#include "coll_model.hpp"
+#include "harness.hpp"
+
+#include <ccs/coll.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace conformance;
+
+namespace {
+
+int team_size(ccs_team_t t) {
+    int s = 0;
+    EXPECT_EQ(ccs_team_size(t, &s), CCS_OK);
+    return s;
+}
+int team_rank(ccs_team_t t) {
+    int r = 0;
+    EXPECT_EQ(ccs_team_rank(t, &r), CCS_OK);
+    return r;
+}
+
+// The teams every test runs on: the job, and (with 3 or more processes)
+// every second process from 1 and the job without rank 0, reversed.
+struct test_teams {
+    std::vector<ccs_team_t> mine;  // those this process is in
+    std::vector<ccs_team_t> made;
+    test_teams() {
+        mine.push_back(CCS_TEAM_WORLD);
+        if (size() < 3) return;
+        ccs_team_t odds{}, rest{};
+        EXPECT_EQ(ccs_team_split_strided(CCS_TEAM_WORLD, 1, 2, size() / 2, &odds), CCS_OK) << ccs_last_error();
+        std::vector<int> list;
+        for (int r = size() - 1; r >= 1; --r) list.push_back(r);
+        EXPECT_EQ(ccs_team_create(CCS_TEAM_WORLD, list.data(), size() - 1, &rest), CCS_OK) << ccs_last_error();
+        for (ccs_team_t t : {odds, rest})
+            if (t.id) {
+                mine.push_back(t);
+                made.push_back(t);
+            }
+    }
+    ~test_teams() {
+        for (ccs_team_t t : made) EXPECT_EQ(ccs_team_destroy(t), CCS_OK);
+    }
+};
+
+template <typename T>
+void check_allreduce(ccs_team_t team, int type, size_t count) {
+    const int n = team_size(team), me = team_rank(team);
+    for (int op = CCS_ACC_SUM; op <= CCS_ACC_REPLACE; ++op) {
+        if (!valid_reduction(type, op)) continue;
+        std::vector<T> src(count), dst(count);
+        for (size_t i = 0; i < count; ++i) src[i] = element<T>(me, i, op);
+        CCS_ASSERT_OK(ccs_team_allreduce(team, src.data(), dst.data(), count, type, op, nullptr));
+        size_t wrong = 0;
+        for (size_t i = 0; i < count; ++i) wrong += !(dst[i] == fold<T>(op, i, 0, n - 1));
+        EXPECT_EQ(wrong, 0u) << "type " << type << " op " << op << " count " << count << " team size " << n;
+        // In place.
+        std::vector<T> inout = src;
+        CCS_ASSERT_OK(ccs_team_allreduce(team, inout.data(), inout.data(), count, type, op, nullptr));
+        EXPECT_EQ(std::memcmp(inout.data(), dst.data(), count * sizeof(T)), 0);
+    }
+}
+
+}  // namespace
+
+TEST(Collectives, BarrierOnEveryTeam) {
+    test_teams teams;
+    for (int i = 0; i < 200; ++i)
+        for (ccs_team_t t : teams.mine) CCS_ASSERT_OK(ccs_team_barrier(t, nullptr));
+}
+
+TEST(Collectives, AllreduceEveryTypeAndOp) {
+    test_teams teams;
+    for (ccs_team_t t : teams.mine)
+        for (size_t count : {size_t{0}, size_t{1}, size_t{37}, size_t{5000}})
+            for_each_type([&](auto zero, int type) { check_allreduce<decltype(zero)>(t, type, count); });
+    // A large one (8 MiB of doubles across the team).
+    check_allreduce<double>(CCS_TEAM_WORLD, CCS_ACC_DOUBLE, 1u << 17);
+}
+
+TEST(Collectives, AllreduceIsBitwiseTheSameEverywhere) {
+    // Values whose sum depends on the order of additions.
+    std::mt19937_64 gen(static_cast<uint64_t>(rank()) * 7919 + 1);
+    std::uniform_real_distribution<double> d(-1e6, 1e6);
+    for (size_t count : {size_t{1}, size_t{1000}, size_t{100000}}) {
+        std::vector<double> src(count), dst(count), root(count);
+        for (double &x : src) x = d(gen) * std::pow(10.0, static_cast<int>(gen() % 20) - 10);
+        CCS_ASSERT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, src.data(), dst.data(), count, CCS_ACC_DOUBLE, CCS_ACC_SUM,
+                                         nullptr));
+        root = dst;
+        CCS_ASSERT_OK(ccs_team_broadcast(CCS_TEAM_WORLD, root.data(), count * sizeof(double), 0, nullptr));
+        EXPECT_EQ(std::memcmp(root.data(), dst.data(), count * sizeof(double)), 0) << count;
+    }
+}
+
+TEST(Collectives, ReduceToEveryRoot) {
+    test_teams teams;
+    for (ccs_team_t t : teams.mine) {
+        const int n = team_size(t), me = team_rank(t);
+        for (int root = 0; root < n; ++root)
+            for (int op : {CCS_ACC_SUM, CCS_ACC_MAX, CCS_ACC_REPLACE}) {
+                constexpr size_t count = 37;
+                std::vector<int64_t> src(count), dst(count, -99);
+                for (size_t i = 0; i < count; ++i) src[i] = element<int64_t>(me, i, op);
+                CCS_ASSERT_OK(ccs_team_reduce(t, src.data(), me == root ? dst.data() : nullptr, count, CCS_ACC_INT64,
+                                              op, root, nullptr));
+                for (size_t i = 0; me == root && i < count; ++i)
+                    ASSERT_EQ(dst[i], fold<int64_t>(op, i, 0, n - 1)) << "root " << root << " op " << op << " i " << i;
+            }
+    }
+}
+
+TEST(Collectives, ScanAndExscan) {
+    test_teams teams;
+    for (ccs_team_t t : teams.mine) {
+        const int me = team_rank(t);
+        auto check = [&](auto zero, int type) {
+            using T = decltype(zero);
+            for (int op = CCS_ACC_SUM; op <= CCS_ACC_REPLACE; ++op) {
+                if (!valid_reduction(type, op)) continue;
+                constexpr size_t count = 19;
+                std::vector<T> src(count), in(count), ex(count, T(42));
+                for (size_t i = 0; i < count; ++i) src[i] = element<T>(me, i, op);
+                CCS_ASSERT_OK(ccs_team_scan(t, src.data(), in.data(), count, type, op, nullptr));
+                CCS_ASSERT_OK(ccs_team_exscan(t, src.data(), ex.data(), count, type, op, nullptr));
+                for (size_t i = 0; i < count; ++i) {
+                    ASSERT_TRUE(in[i] == fold<T>(op, i, 0, me)) << "scan type " << type << " op " << op;
+                    ASSERT_TRUE(ex[i] == (me == 0 ? T(42) : fold<T>(op, i, 0, me - 1)))
+                        << "exscan type " << type << " op " << op;
+                }
+            }
+        };
+        for_each_type(check);
+    }
+}
+
+TEST(Collectives, BroadcastEverySizeAndRoot) {
+    test_teams teams;
+    for (ccs_team_t t : teams.mine) {
+        const int n = team_size(t), me = team_rank(t);
+        for (size_t length : {size_t{0}, size_t{1}, size_t{13}, size_t{4096}, size_t{100003}, size_t{1} << 20})
+            for (int root = 0; root < n; ++root) {
+                std::vector<uint8_t> buf(length);
+                if (me == root) fill_pattern(buf, length, static_cast<uint64_t>(root));
+                CCS_ASSERT_OK(ccs_team_broadcast(t, buf.data(), length, root, nullptr));
+                ASSERT_TRUE(check_pattern(buf.data(), length, length, static_cast<uint64_t>(root)))
+                    << "length " << length << " root " << root;
+            }
+    }
+}
+
+TEST(Collectives, GatherAndAllgather) {
+    test_teams teams;
+    for (ccs_team_t t : teams.mine) {
+        const int n = team_size(t), me = team_rank(t);
+        const size_t direct = 16 * 1024 / static_cast<size_t>(n);
+        for (size_t length : {size_t{0}, size_t{5}, direct - 1, direct + 1, size_t{70001}}) {
+            std::vector<uint8_t> mine(length), all(length * static_cast<size_t>(n));
+            fill_pattern(mine, length, static_cast<uint64_t>(me));
+            CCS_ASSERT_OK(ccs_team_allgather(t, mine.data(), length, all.data(), nullptr));
+            for (int r = 0; r < n; ++r)
+                ASSERT_TRUE(check_pattern(all.data() + static_cast<size_t>(r) * length, length, length,
+                                          static_cast<uint64_t>(r)))
+                    << "allgather length " << length << " block " << r;
+            const int root = n - 1;
+            std::vector<uint8_t> at_root(me == root ? all.size() : 0);
+            CCS_ASSERT_OK(ccs_team_gather(t, mine.data(), length, me == root ? at_root.data() : nullptr, root, nullptr));
+            if (me == root) {
+                EXPECT_EQ(at_root, all) << "gather length " << length;
+            }
+        }
+    }
+}
+
+TEST(Collectives, VariableSizes) {
+    test_teams teams;
+    for (ccs_team_t t : teams.mine) {
+        const int n = team_size(t), me = team_rank(t);
+        for (size_t scale : {size_t{1}, size_t{3000}}) {
+            // Member i holds (i % 3) * scale + i bytes, placed with gaps and
+            // in reverse order.
+            std::vector<size_t> lengths(static_cast<size_t>(n)), offsets(static_cast<size_t>(n));
+            size_t end = 0;
+            for (int i = n - 1; i >= 0; --i) {
+                lengths[static_cast<size_t>(i)] = static_cast<size_t>(i % 3) * scale + static_cast<size_t>(i);
+                offsets[static_cast<size_t>(i)] = end + 7;
+                end += 7 + lengths[static_cast<size_t>(i)];
+            }
+            std::vector<uint8_t> mine(lengths[static_cast<size_t>(me)]), all(end, 0xEE);
+            fill_pattern(mine, scale, static_cast<uint64_t>(me));
+            CCS_ASSERT_OK(ccs_team_allgatherv(t, mine.data(), mine.size(), all.data(), lengths.data(), offsets.data(),
+                                              nullptr));
+            for (int r = 0; r < n; ++r)
+                ASSERT_TRUE(check_pattern(all.data() + offsets[static_cast<size_t>(r)], lengths[static_cast<size_t>(r)],
+                                          scale, static_cast<uint64_t>(r)))
+                    << "allgatherv block " << r;
+            for (size_t i = 0; i < end; ++i) {
+                bool in_block = false;
+                for (int r = 0; r < n; ++r)
+                    in_block |= i >= offsets[static_cast<size_t>(r)] &&
+                                i < offsets[static_cast<size_t>(r)] + lengths[static_cast<size_t>(r)];
+                if (!in_block) {
+                    ASSERT_EQ(all[i], 0xEE) << "a gap was written at " << i;
+                }
+            }
+            std::vector<uint8_t> at_root(end, 0xEE);
+            CCS_ASSERT_OK(ccs_team_gatherv(t, mine.data(), mine.size(), me == 0 ? at_root.data() : nullptr,
+                                           me == 0 ? lengths.data() : nullptr, me == 0 ? offsets.data() : nullptr, 0,
+                                           nullptr));
+            if (me == 0) {
+                EXPECT_EQ(at_root, all);
+            }
+        }
+    }
+}
+
+TEST(Collectives, Alltoall) {
+    test_teams teams;
+    for (ccs_team_t t : teams.mine) {
+        const int n = team_size(t), me = team_rank(t);
+        for (size_t length : {size_t{0}, size_t{8}, size_t{10000}}) {
+            std::vector<uint8_t> src(length * static_cast<size_t>(n)), dst(src.size());
+            for (int j = 0; j < n; ++j)
+                for (size_t b = 0; b < length; ++b)
+                    src[static_cast<size_t>(j) * length + b] = pattern_byte(static_cast<uint64_t>(me), static_cast<uint64_t>(j), b);
+            CCS_ASSERT_OK(ccs_team_alltoall(t, src.data(), length, dst.data(), nullptr));
+            for (int i = 0; i < n; ++i)
+                for (size_t b = 0; b < length; ++b)
+                    ASSERT_EQ(dst[static_cast<size_t>(i) * length + b],
+                              pattern_byte(static_cast<uint64_t>(i), static_cast<uint64_t>(me), b))
+                        << "block from " << i;
+        }
+    }
+}
+
+TEST(Collectives, ManyInFlightOnSeveralTeamsAndContexts) {
+    test_teams teams;
+    scoped_context a("coll-a"), b("coll-b");
+    ccs_team_t wa{}, wb{};
+    CCS_ASSERT_OK(ccs_team_world(a, &wa));
+    CCS_ASSERT_OK(ccs_team_world(b, &wb));
+    std::vector<ccs_team_t> all = teams.mine;
+    std::vector<uint64_t> tag;  // names a team the same on every member: its first member and size
+    for (ccs_team_t t : all) {
+        int first = -1;
+        EXPECT_EQ(ccs_team_translate(t, 0, CCS_TEAM_WORLD, &first), CCS_OK);
+        tag.push_back(static_cast<uint64_t>(first) * 64 + static_cast<uint64_t>(team_size(t)));
+    }
+    // The two contexts' teams started in opposite orders on neighbours.
+    if (rank() % 2) {
+        all.insert(all.end(), {wb, wa});
+        tag.insert(tag.end(), {10001, 10000});
+    } else {
+        all.insert(all.end(), {wa, wb});
+        tag.insert(tag.end(), {10000, 10001});
+    }
+    constexpr int per_team = 24;
+    ccs_counter_t done;
+    ccs_counter_init(&done);
+    const ccs_completion_t c{nullptr, nullptr, &done};
+    struct slot {
+        int64_t in, out;
+        std::vector<uint8_t> data;
+    };
+    std::vector<std::vector<slot>> slots(all.size(), std::vector<slot>(per_team));
+    uint64_t started = 0;
+    for (int k = 0; k < per_team; ++k)
+        for (size_t ti = 0; ti < all.size(); ++ti) {
+            slot &s = slots[ti][static_cast<size_t>(k)];
+            const int me = team_rank(all[ti]);
+            if (k % 2 == 0) {
+                s.in = me + k;
+                CCS_ASSERT_OK(ccs_team_allreduce(all[ti], &s.in, &s.out, 1, CCS_ACC_INT64, CCS_ACC_SUM, &c));
+            } else {
+                s.data.assign(3000 + static_cast<size_t>(k), 0);
+                if (me == k % team_size(all[ti])) fill_pattern(s.data, tag[ti], static_cast<uint64_t>(k));
+                CCS_ASSERT_OK(ccs_team_broadcast(all[ti], s.data.data(), s.data.size(), k % team_size(all[ti]), &c));
+            }
+            ++started;
+        }
+    CCS_ASSERT_OK(ccs_counter_wait(&done, started));
+    EXPECT_EQ(done.errors, 0u);
+    for (size_t ti = 0; ti < all.size(); ++ti) {
+        const int64_t n = team_size(all[ti]);
+        for (int k = 0; k < per_team; ++k) {
+            const slot &s = slots[ti][static_cast<size_t>(k)];
+            if (k % 2 == 0) {
+                EXPECT_EQ(s.out, n * (n - 1) / 2 + n * k) << "team " << ti << " op " << k;
+            }
+            else EXPECT_TRUE(check_pattern(s.data.data(), s.data.size(), tag[ti], static_cast<uint64_t>(k)));
+        }
+    }
+}
