@@ -184,12 +184,9 @@ int coll_engine::failed_member(const team_view &t) const {
     return -1;
 }
 
+// A collective that got everything it needed here succeeded, even if a
+// member died after it had done its part.
 void coll_engine::finish(operation &op) {
-    if (op.status == CCS_OK && am_.any_peer_failed()) {
-        const int failed = failed_member(op.team);
-        if (failed >= 0)
-            set_failure(op, CCS_ERR_PEER_FAILED, team_rank_text(op.team, failed) + " failed: " + am_.failure());
-    }
     if (op.status != CCS_OK) {
         // Messages for it may still come (from members that gave up later).
         abandoned_.insert({op.team.wire_id, op.seq});

@@ -28,8 +28,12 @@
  * (ccs/rma.h), with one order of combination fixed by the team's size, so
  * that floating-point results of ccs_team_allreduce are bitwise the same on
  * every member. A process failing during a collective ends it with
- * CCS_ERR_PEER_FAILED on the members that depended on it, never a hang.
- * Not thread-safe, like the rest of CCS.
+ * CCS_ERR_PEER_FAILED, never a hang, on every member still waiting for
+ * something that depended on it (with a barrier, allreduce, allgather or
+ * alltoall that is every member, unless the process had done its whole
+ * part before it died; a member that got all it needed succeeds). A team
+ * whose members are all alive goes on working. Not thread-safe, like the
+ * rest of CCS.
  */
 #ifndef CCS_COLL_H
 #define CCS_COLL_H
