@@ -9,5 +9,5 @@ work=$(mktemp -d)
 figures=$work/figures
 trap 'rm -rf "$work"' EXIT
 . perf/rounds.sh
-mpicc.openmpi -O2 "$1" -o "$work/ompi"
-mpicc.mpich -O2 "$1" -o "$work/mpich"
+mpicc.openmpi -O2 "${@:2}" "$1" -o "$work/ompi"
+mpicc.mpich -O2 "${@:2}" "$1" -o "$work/mpich"

@@ -96,7 +96,8 @@ ccs_status_t reduce_call(const char *name, reduction_kind k, ccs_team_t team, co
         const auto *in = static_cast<const uint8_t *>(c.local == CCS_OK ? src : nullptr);
         auto *out = static_cast<uint8_t *>(c.local == CCS_OK ? dst : nullptr);
         switch (k) {
-        case reduction_kind::all: return launch(c, coll::build_allreduce(c.team->view, in, out, count, r));
+        case reduction_kind::all:
+            return launch(c, coll::build_allreduce(c.team->view, c.team->next_seq, in, out, count, r));
         case reduction_kind::to_root: return launch(c, coll::build_reduce(c.team->view, in, out, count, r, root));
         case reduction_kind::scan: return launch(c, coll::build_scan(c.team->view, in, out, count, r, false));
         default: return launch(c, coll::build_scan(c.team->view, in, out, count, r, true));
@@ -158,7 +159,7 @@ ccs_status_t ccs_team_barrier(ccs_team_t team, const ccs_completion_t *completio
         call_state c{"ccs_team_barrier"};
         const ccs_status_t st = begin(c, team, completion);
         if (st != CCS_OK) return st;
-        return launch(c, coll::build_barrier(c.team->view));
+        return launch(c, coll::build_barrier(c.team->view, c.team->next_seq));
     });
 }
 
@@ -170,7 +171,7 @@ ccs_status_t ccs_team_broadcast(ccs_team_t team, void *buffer, size_t length, in
         if (st != CCS_OK || (st = check_root(c, root)) != CCS_OK) return st;
         if (length && !buffer) c.refuse("buffer is NULL but length > 0");
         auto *data = static_cast<uint8_t *>(c.local == CCS_OK ? buffer : nullptr);
-        return launch(c, coll::build_broadcast(c.team->view, data, length, root));
+        return launch(c, coll::build_broadcast(c.team->view, c.team->next_seq, data, length, root));
     });
 }
 

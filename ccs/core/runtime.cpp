@@ -5,6 +5,8 @@
 #include "util/log.hpp"
 #include "util/params.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -132,6 +134,9 @@ ccs_status_t runtime::start() {
         if (wired_.route[static_cast<size_t>(peer)]) am_->set_route(peer, wired_.route[static_cast<size_t>(peer)]);
     for (const auto &t : wired_.transports)
         log_message(log_level::info, "transport " + t->name() + " (" + t->path() + ") connected");
+    long on_node = 0;
+    for (int peer = 0; peer < size_; ++peer) on_node += same_node(peer);
+    backoff_.set_oversubscribed(on_node > ::sysconf(_SC_NPROCESSORS_ONLN));
     return install_subsystems();
 }
 
@@ -143,7 +148,6 @@ ccs_status_t runtime::install_subsystems() {
     if ((st = allgather_->install(*internal_handlers_)) != CCS_OK) return st;
     coll_ = std::make_unique<coll::coll_engine>(*am_);
     if ((st = coll_->install(*internal_handlers_)) != CCS_OK) return st;
-    teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { progress(); });
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
     // Network atomics: the highest-priority transport that does atomics.
@@ -160,18 +164,20 @@ ccs_status_t runtime::install_subsystems() {
                                         settings_.rma_emulate, settings_.rma_layout_piece);
     if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
-    return CCS_OK;
+    teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { progress(); },
+                                                coll::team_table::node_memory{*memory_, *rma_, near});
+    return teams_->set_up_world();
 }
 
 void runtime::stop() {
     // Registrations are undone through the transports, so before them.
     if (am_) am_->set_peer_failed_hook(nullptr);
+    teams_.reset();  // its node memory came from the registry and keys
     rma_.reset();
     memory_.reset();
     // Transports go next: their finalize may still deliver into the engine
     // (and, through the internal context, to the barrier).
     wired_.transports.clear();
-    teams_.reset();
     coll_.reset();
     am_.reset();
     allgather_.reset();
@@ -234,8 +240,13 @@ ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const c
         st = local != CCS_OK ? local
                              : fail(CCS_ERR_INVALID_ARG,
                                     "ccs_context_create failed on another process; no context was created");
+    // Its world team, with node memory: collective, like the creation.
+    if (st == CCS_OK) st = teams_->make_world(ctx->id());
     if (st != CCS_OK) {
-        if (ctx && contexts_.by_id(ctx->id())) contexts_.destroy(ctx->id());
+        if (ctx && contexts_.by_id(ctx->id())) {
+            teams_->context_destroyed(ctx->id());
+            contexts_.destroy(ctx->id());
+        }
         if (out) *out = ccs_context_t{0};
     }
     return st;

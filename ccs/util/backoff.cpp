@@ -17,11 +17,11 @@ const backoff::system backoff::real_system{
 };
 
 void backoff::idle() {
-    if (idle_polls_ < spin_polls) {
-        if (++idle_polls_ == spin_polls) idle_since_ = sys_.now();
+    if (idle_polls_ < spin_) {
+        if (++idle_polls_ == spin_) idle_since_ = sys_.now();
         return;
     }
-    ++idle_polls_;
+    if (idle_polls_++ == 0) idle_since_ = sys_.now();  // no spin
     // Read the clock only now and then: it costs about as much as a poll.
     if (crowded_ && (idle_polls_ & 63) == 0 && sys_.now() - idle_since_ > nap_after) {
         sys_.nap();

@@ -32,6 +32,11 @@ public:
 
     explicit backoff(const system &sys = real_system) : sys_(sys) {}
 
+    // More processes on the node than CPUs: a spinner would only hold the
+    // core the process it waits for needs, so idle polls yield from the
+    // first (as MPI's yield-when-idle does for an oversubscribed node).
+    void set_oversubscribed(bool on) { spin_ = on ? 0 : spin_polls; }
+
     // Call after a poll that found nothing to do.
     void idle();
     // Call after a poll that did something.
@@ -66,6 +71,7 @@ private:
     void yield();
 
     system sys_;
+    uint32_t spin_ = spin_polls;
     uint32_t idle_polls_ = 0;
     uint32_t yield_every_ = 1;     // idle polls between yields, after the spin
     uint32_t polls_to_yield_ = 0;  // until the next one

@@ -57,17 +57,15 @@ int main() {
         ccs_counter_init(&c);
         const ccs_completion_t done{nullptr, nullptr, &c};
         ccs_team_allreduce(CCS_TEAM_WORLD, big.data(), out.data(), big.size(), CCS_ACC_DOUBLE, CCS_ACC_SUM, &done);
-        for (int i = 0; i < 100; ++i) ccs_progress();
+        for (int i = 0; i < 3; ++i) ccs_progress();
         std::raise(SIGKILL);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    // Rank 0 needs the victim's last message in every case; rank 2 may have
-    // got all it needed from the victim's first rounds (then its result is
-    // whole).
+    // A survivor that got all it needed from the victim's first rounds has
+    // a whole result; every other ends with the failure.
     const ccs_status_t first = ccs_team_allreduce(CCS_TEAM_WORLD, big.data(), out.data(), big.size(), CCS_ACC_DOUBLE,
                                                   CCS_ACC_SUM, nullptr);
-    if (rank == 0) CHECK(first == CCS_ERR_PEER_FAILED);
-    else CHECK(first == CCS_ERR_PEER_FAILED || (first == CCS_OK && out[0] == 3.0));
+    CHECK(first == CCS_ERR_PEER_FAILED || (first == CCS_OK && out[0] == 3.0));
     CHECK(seconds_since(t0) < 10);
     // Collectives started after the death, nonblocking, several at once.
     ccs_counter_t c;

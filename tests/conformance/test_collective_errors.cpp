@@ -50,7 +50,7 @@ TEST(CollectiveErrors, OneMembersBadBufferEndsItEverywhere) {
     const ccs_status_t st = ccs_team_allreduce(CCS_TEAM_WORLD, rank() == last ? nullptr : src.data(), dst.data(), 4,
                                                CCS_ACC_INT64, CCS_ACC_SUM, nullptr);
     EXPECT_EQ(st, CCS_ERR_INVALID_ARG) << ccs_last_error();
-    const char *expected = rank() == last ? "src is NULL" : "already failed";
+    const char *expected = rank() == last ? "src is NULL" : "failed at team rank";
     EXPECT_TRUE(mentions(ccs_last_error(), expected)) << ccs_last_error();
     expect_team_works();
 }

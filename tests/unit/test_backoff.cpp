@@ -49,6 +49,18 @@ std::vector<int> yielding_polls(backoff &b, int polls) {
 
 }  // namespace
 
+TEST(Backoff, OversubscribedYieldsFromTheFirstIdlePoll) {
+    fake::start(1us);
+    backoff b(fake::sys);
+    b.set_oversubscribed(true);
+    const auto at = yielding_polls(b, 4);
+    ASSERT_FALSE(at.empty());
+    EXPECT_EQ(at[0], 1);
+    b.set_oversubscribed(false);
+    b.reset();
+    EXPECT_EQ(yielding_polls(b, static_cast<int>(backoff::spin_polls)).size(), 0u);
+}
+
 TEST(Backoff, SpinsThenSpacesOutYieldsThatComeStraightBack) {
     fake::start(1us);
     backoff b(fake::sys);

@@ -33,13 +33,17 @@ struct blocks {
 // one block, the least data through each process).
 constexpr size_t allgather_direct_max = 16 * 1024;
 
-schedule build_barrier(const team_view &t);
-schedule build_broadcast(const team_view &t, uint8_t *buffer, size_t length, int root);
+// `seq`: the collective's number in its team. Where the team has node
+// memory (all on one node), barrier, broadcast and allreduce go through
+// it (coll/algorithms_node.hpp).
+schedule build_barrier(const team_view &t, uint64_t seq);
+schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root);
 // dst on every member: binomial dissemination of partial results by
 // recursive doubling; processes past the largest power of two first fold
 // their data into a partner. Combination is always (lower ranks' part) op
 // (higher ranks' part), so every member computes the same expression.
-schedule build_allreduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r);
+schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+                         const reduction &r);
 // A binomial tree into team rank 0 (the same order whatever the root),
 // then to the root.
 schedule build_reduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,

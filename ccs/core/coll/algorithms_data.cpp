@@ -1,6 +1,7 @@
 // Collectives that move data without combining it: barrier, broadcast,
 // gather, allgather, alltoall.
 #include "core/coll/algorithms.hpp"
+#include "core/coll/algorithms_node.hpp"
 #include "core/coll/signature.hpp"
 
 #include <cstring>
@@ -34,9 +35,10 @@ blocks blocks::uniform(int members, size_t length) {
 }
 
 // Dissemination: in round k each process tells the one 2^k ahead.
-schedule build_barrier(const team_view &t) {
-    schedule s;
+schedule build_barrier(const team_view &t, uint64_t seq) {
+    schedule s = t.area && t.size() > 1 ? node_barrier(t, seq) : schedule{};
     s.signature = signature_of(kind::barrier);
+    if (s.in_node_memory) return s;
     const int n = t.size(), me = t.rank;
     for (uint32_t k = 0, d = 1; static_cast<int>(d) < n; ++k, d <<= 1) {
         auto &r = s.add_round(k);
@@ -49,9 +51,10 @@ schedule build_barrier(const team_view &t) {
 // Binomial tree rooted at `root` (ranks relative to it): receive from the
 // parent, then send to every child at once, the largest subtree first.
 // One message per (parent, child): one tag for all.
-schedule build_broadcast(const team_view &t, uint8_t *buffer, size_t length, int root) {
-    schedule s;
+schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root) {
+    schedule s = t.area && t.size() > 1 ? node_broadcast(t, seq, buffer, length, root) : schedule{};
     s.signature = signature_of(kind::broadcast, static_cast<uint64_t>(root), length);
+    if (s.in_node_memory) return s;
     const int n = t.size();
     const int v = (t.rank - root + n) % n;
     auto absolute = [&](int relative) { return (relative + root) % n; };

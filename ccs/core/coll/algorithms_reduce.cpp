@@ -2,6 +2,7 @@
 // combination is (lower ranks' part) op (higher ranks' part) in an order
 // fixed by the team's size, so results are reproducible bit for bit.
 #include "core/coll/algorithms.hpp"
+#include "core/coll/algorithms_node.hpp"
 #include "core/coll/signature.hpp"
 
 #include <cstring>
@@ -38,9 +39,11 @@ uint64_t reduction_signature(kind k, size_t count, const reduction &r, uint64_t 
 
 }  // namespace
 
-schedule build_allreduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r) {
-    schedule s;
+schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+                         const reduction &r) {
+    schedule s = t.area && t.size() > 1 ? node_allreduce(t, seq, src, dst, count, r) : schedule{};
     s.signature = reduction_signature(kind::allreduce, count, r);
+    if (s.in_node_memory) return s;
     const size_t bytes = count * r.element;
     copy_in(dst, src, bytes);
     const int n = t.size(), me = t.rank;

@@ -53,6 +53,11 @@ void coll_engine::start(const team_view &t, uint64_t seq, schedule &&s, const cc
     op.plan = std::move(s);
     op.completion = completion;
     op.status = failed;
+    if (op.plan.in_node_memory) {
+        node_area::header &h = t.area->mine();
+        if (failed != CCS_OK) h.refused[seq % 4].value.store(seq + 1, std::memory_order_release);
+        h.started[seq % 2].value.store(node_area::started_word(seq, op.plan.signature), std::memory_order_release);
+    }
     // Its first messages go now; it ends (and completes) in progress.
     advance(op);
 }
@@ -106,7 +111,9 @@ bool coll_engine::advance(operation &op) {
                 else all = false;
             }
         if (op.status == CCS_OK && !all) return false;
-        if (op.status == CCS_OK)
+        if ((op.status == CCS_OK || op.plan.in_node_memory) && r.ready && !r.ready() && !node_trouble(op))
+            return false;
+        if (op.status == CCS_OK || op.plan.in_node_memory)
             for (const auto &step : r.steps) step();
         ++op.round;
         op.round_started = false;
@@ -141,7 +148,7 @@ bool coll_engine::take(operation &op, size_t i) {
         const arrival &a = it->second;
         const uint64_t mine = op.plan.signature >> 56, theirs = a.signature >> 56;
         if (a.failed != CCS_OK)
-            set_failure(op, a.failed, "the collective had already failed at " + team_rank_text(op.team, rc.peer));
+            set_failure(op, a.failed, "the collective failed at " + team_rank_text(op.team, rc.peer));
         else if (a.signature != op.plan.signature)
             set_failure(op, CCS_ERR_INVALID_ARG,
                         std::string(kind_name(mine)) + " here, but " + team_rank_text(op.team, rc.peer) + " called " +
@@ -172,6 +179,45 @@ bool coll_engine::take(operation &op, size_t i) {
     return false;
 }
 
+// What a member that died, refused its arguments or called another
+// collective would have written never comes: the collective ends here
+// (and, through this member's refused word, at the members waiting for it).
+bool coll_engine::node_trouble(operation &op) {
+    const int failed = am_.any_peer_failed() ? failed_member(op.team) : -1;
+    if (failed >= 0)
+        set_failure(op, CCS_ERR_PEER_FAILED, team_rank_text(op.team, failed) + " failed: " + am_.failure());
+    else if (!node_disagreement(op))
+        return false;
+    op.plan.in_node_memory = false;
+    return true;
+}
+
+// A member refused its arguments for this collective, or started it as
+// another: the failure is set, said in this member's refused word too.
+bool coll_engine::node_disagreement(operation &op) {
+    const node_area &a = *op.team.area;
+    const uint64_t seq = op.seq, mine = node_area::started_word(seq, op.plan.signature);
+    for (int m = 0; m < a.size(); ++m) {
+        const node_area::header &h = a.of(m);
+        const uint64_t theirs = h.started[seq % 2].value.load(std::memory_order_acquire);
+        if (h.refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1) {
+            set_failure(op, CCS_ERR_INVALID_ARG, "the collective failed at " + team_rank_text(op.team, m) +
+                                                     ", which refused its own arguments");
+        } else if (node_area::started_seq(theirs) == seq && theirs != mine) {
+            const uint64_t kind = node_area::started_kind(theirs);
+            set_failure(op, CCS_ERR_INVALID_ARG,
+                        std::string(kind_name(op.plan.signature >> 56)) + " here, but " + team_rank_text(op.team, m) +
+                            " called " + kind_name(kind) +
+                            (kind == op.plan.signature >> 56 ? " with another root, size, type or op" : " at this point"));
+        } else {
+            continue;
+        }
+        a.mine().refused[seq % 4].value.store(seq + 1, std::memory_order_release);
+        return true;
+    }
+    return false;
+}
+
 void coll_engine::set_failure(operation &op, ccs_status_t status, std::string detail) {
     if (op.status != CCS_OK) return;
     op.status = status;
@@ -187,6 +233,8 @@ int coll_engine::failed_member(const team_view &t) const {
 // A collective that got everything it needed here succeeded, even if a
 // member died after it had done its part.
 void coll_engine::finish(operation &op) {
+    if (op.plan.in_node_memory && op.status == CCS_OK) node_disagreement(op);
+    if (op.team.area) op.team.area->finished(op.seq);
     if (op.status != CCS_OK) {
         // Messages for it may still come (from members that gave up later).
         abandoned_.insert({op.team.wire_id, op.seq});

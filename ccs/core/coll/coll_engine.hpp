@@ -74,6 +74,10 @@ private:
     void start_round(operation &op);
     // Whether receive `i` of the current round is in (or never will be).
     bool take(operation &op, size_t i);
+    // A collective in node memory waits for a member that will never write:
+    // true once it ended it.
+    bool node_trouble(operation &op);
+    bool node_disagreement(operation &op);
     void set_failure(operation &op, ccs_status_t status, std::string detail);
     // The first member of the team known to have failed, or -1.
     int failed_member(const team_view &t) const;

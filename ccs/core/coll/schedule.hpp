@@ -33,6 +33,9 @@ struct schedule {
         uint32_t tag = 0;
         std::vector<send> sends;
         std::vector<receive> receives;
+        // Also waited for, after the receives: a condition on memory other
+        // members write (coll/node_area.hpp); empty: none.
+        std::function<bool()> ready;
         std::vector<std::function<void()>> steps;  // after every receive arrived
     };
 
@@ -42,6 +45,10 @@ struct schedule {
     // What the call was (kind, root, sizes, type, op): every message
     // carries it, so a member that called something else is caught.
     uint64_t signature = 0;
+    // Through shared memory (coll/node_area.hpp): after a failure here the
+    // rounds still wait and run (their steps skip what is missing), since
+    // the other members wait for this member's counters, not messages.
+    bool in_node_memory = false;
 
     round &add_round(uint32_t tag) {
         round &r = rounds.emplace_back();

@@ -5,6 +5,8 @@
 // members when the team is made (coll/team_table.cpp).
 #pragma once
 
+#include "core/coll/node_area.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -17,6 +19,8 @@ struct team_view {
     uint64_t wire_id = 0;
     std::shared_ptr<const std::vector<int>> members;  // job rank of each team rank
     int rank = 0;                                     // this process's team rank
+    // Shared memory of a team all on one node (coll/node_area.hpp), or null.
+    std::shared_ptr<node_area> area;
 
     int size() const { return static_cast<int>(members->size()); }
     int job_rank(int team_rank) const { return (*members)[static_cast<size_t>(team_rank)]; }

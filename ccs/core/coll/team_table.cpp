@@ -28,17 +28,30 @@ uint64_t hash_of(const std::vector<int> &ranks) {
 
 }  // namespace
 
-team_table::team_table(coll_engine &engine, int rank, int size, std::function<void()> progress)
-    : engine_(engine), rank_(rank), size_(size), progress_(std::move(progress)), world_(world_team(0, rank, size)) {}
+team_table::team_table(coll_engine &engine, int rank, int size, std::function<void()> progress, node_memory memory)
+    : engine_(engine),
+      node_memory_(std::move(memory)),
+      rank_(rank),
+      size_(size),
+      progress_(std::move(progress)),
+      world_(world_team(0, rank, size)) {}
+
+// Node memory goes before the registry and keys it came from.
+team_table::~team_table() = default;
+
+ccs_status_t team_table::set_up_world() { return set_up_area(world_); }
+
+ccs_status_t team_table::make_world(uint16_t context_id) {
+    const uint64_t handle = teams_.insert(world_team(context_id, rank_, size_));
+    worlds_[context_id] = handle;
+    return set_up_area(*teams_.find(handle));
+}
 
 team *team_table::find(uint64_t handle) { return handle == world_handle ? &world_ : teams_.find(handle); }
 
-uint64_t team_table::world_of(uint16_t context_id) {
+uint64_t team_table::world_of(uint16_t context_id) const {
     const auto it = worlds_.find(context_id);
-    if (it != worlds_.end()) return it->second;
-    const uint64_t handle = teams_.insert(world_team(context_id, rank_, size_));
-    worlds_[context_id] = handle;
-    return handle;
+    return it == worlds_.end() ? 0 : it->second;
 }
 
 // One allreduce (MAX) over the parent agrees on everything at once: the
@@ -52,7 +65,7 @@ ccs_status_t team_table::create(const char *call, team &parent, ccs_status_t loc
     const uint64_t h = hash_of(ranks);
     uint64_t mine[4] = {next_wire_id_, local != CCS_OK ? 1u : 0u, h, ~h}, agreed[4] = {};
     const reduction max = make_reduction(CCS_ACC_MAX, CCS_ACC_UINT64);
-    ccs_status_t st = run(parent, build_allreduce(parent.view, reinterpret_cast<uint8_t *>(mine),
+    ccs_status_t st = run(parent, build_allreduce(parent.view, parent.next_seq, reinterpret_cast<uint8_t *>(mine),
                                                   reinterpret_cast<uint8_t *>(agreed), 4, max));
     if (st != CCS_OK) return fail(st, std::string(call) + ": " + last_error());
     next_wire_id_ = agreed[0] + 1;
@@ -72,7 +85,11 @@ ccs_status_t team_table::create(const char *call, team &parent, ccs_status_t loc
     t.view.members = std::make_shared<const std::vector<int>>(std::move(job_ranks));
     t.context_id = parent.context_id;
     handle = teams_.insert(std::move(t));
-    return CCS_OK;
+    if ((st = set_up_area(*teams_.find(handle))) != CCS_OK) {
+        teams_.erase(handle);
+        handle = 0;
+    }
+    return st;
 }
 
 ccs_status_t team_table::destroy(const char *call, uint64_t handle) {

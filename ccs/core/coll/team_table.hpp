@@ -5,6 +5,8 @@
 
 #include "core/coll/coll_engine.hpp"
 #include "core/coll/team.hpp"
+#include "core/memory/memory_registry.hpp"
+#include "core/rma/rma_engine.hpp"
 #include "util/handle_table.hpp"
 
 #include <ccs/ccs.h>
@@ -23,13 +25,30 @@ public:
     // get ids from here up.
     static constexpr uint64_t first_made_id = 65536;
 
+    // Where node memory for a team comes from: shareable allocations, keys
+    // and the transports' mappings of node peers' memory (`near`: which
+    // job ranks are on this node).
+    struct node_memory {
+        memory_registry &memory;
+        rma_engine &rma;
+        std::vector<bool> near;
+    };
+
     // `progress`: one pass of the runtime's progress (with back-off).
-    team_table(coll_engine &engine, int rank, int size, std::function<void()> progress);
+    team_table(coll_engine &engine, int rank, int size, std::function<void()> progress, node_memory memory);
+    ~team_table();
+
+    // Collective over every process: CCS_TEAM_WORLD's node memory.
+    ccs_status_t set_up_world();
+    // Collective over every process, once a context exists everywhere:
+    // its world team, with node memory.
+    ccs_status_t make_world(uint16_t context_id);
 
     // null for a handle never issued, destroyed, or of a destroyed context.
     team *find(uint64_t handle);
-    // The handle of the world team of context `context_id`.
-    uint64_t world_of(uint16_t context_id);
+    // The handle of the world team of context `context_id` (made by
+    // make_world), or 0.
+    uint64_t world_of(uint16_t context_id) const;
 
     // Collective over `parent`: the parent ranks `ranks` become a team.
     // `local` is this process's verdict on its arguments: every member
@@ -48,7 +67,13 @@ public:
     ccs_status_t run(team &t, schedule &&s) { return engine_.run(t.view, t.next_seq++, std::move(s), progress_); }
 
 private:
+    // Collective over `t`: node memory for it where every member is on
+    // this node and every transport between them maps it; without, its
+    // collectives all go by messages (node_area_setup.cpp).
+    ccs_status_t set_up_area(team &t);
+
     coll_engine &engine_;
+    node_memory node_memory_;
     int rank_, size_;
     std::function<void()> progress_;
     team world_;

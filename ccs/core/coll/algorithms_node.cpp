@@ -1,0 +1,164 @@
+// Collectives of a team all on one node, through its shared memory
+// (coll/node_area.hpp): rounds that wait for other members' counters
+// instead of messages. A member that refused its own arguments still takes
+// part (null buffers: its steps skip the data) so no one waits for it.
+#include "core/coll/algorithms_node.hpp"
+
+#include <cstring>
+
+namespace ccs::coll {
+
+namespace {
+
+using header = node_area::header;
+using counter = node_area::counter;
+
+void publish(counter &c, uint64_t value) { c.value.store(value, std::memory_order_release); }
+
+void copy(uint8_t *dst, const uint8_t *src, size_t bytes) {
+    if (bytes && dst && src && dst != src) std::memcpy(dst, src, bytes);
+}
+
+schedule node_schedule() {
+    schedule s;
+    s.in_node_memory = true;
+    return s;
+}
+
+}  // namespace
+
+// Everyone says it arrived and waits until all did.
+schedule node_barrier(const team_view &t, uint64_t seq) {
+    schedule s = node_schedule();
+    node_area *a = t.area.get();
+    const size_t p = seq % 2;
+    s.add_round(0).steps.push_back([a, p, seq] { publish(a->mine().arrive[p], seq + 1); });
+    s.add_round(1).ready = [a, p, seq] {
+        return a->all_reached([p](header &h) -> counter & { return h.arrive[p]; }, seq + 1);
+    };
+    return s;
+}
+
+// Small: the root fills its slot, the others copy out of it. Large: chunk
+// by chunk through the root's chunk buffers, the next filled while the
+// last drains.
+schedule node_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root) {
+    schedule s = node_schedule();
+    node_area *a = t.area.get();
+    const bool is_root = t.rank == root;
+    if (length <= node_area::slot_bytes) {
+        const size_t p = seq % 2;
+        auto &r = s.add_round(0);
+        if (is_root) {
+            r.ready = [a, seq] { return a->slot_free(seq); };
+            r.steps.push_back([a, p, seq, buffer, length] {
+                copy(a->slot(a->rank(), seq), buffer, length);
+                publish(a->mine().arrive[p], seq + 1);
+            });
+        } else {
+            r.ready = [a, p, seq, root] { return a->of(root).arrive[p].value.load(std::memory_order_acquire) > seq; };
+            r.steps.push_back([a, seq, buffer, length, root] { copy(buffer, a->slot(root, seq), length); });
+        }
+        return s;
+    }
+    const uint64_t chunks = (length + node_area::chunk_bytes - 1) / node_area::chunk_bytes;
+    const uint64_t first = a->take_chunks(chunks);
+    for (uint64_t k = 0; k < chunks; ++k) {
+        const uint64_t c = first + k;
+        const size_t at = k * node_area::chunk_bytes, n = std::min(node_area::chunk_bytes, length - at);
+        auto &r = s.add_round(static_cast<uint32_t>(k));
+        if (is_root) {
+            // Its buffer's last chunk (c - 2) consumed everywhere.
+            r.ready = [a, c] { return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1); };
+            r.steps.push_back([a, c, buffer, at, n] {
+                copy(a->chunk(a->rank(), c), buffer ? buffer + at : nullptr, n);
+                publish(a->mine().posted, c + 1);
+                publish(a->mine().consumed, c + 1);
+            });
+        } else {
+            r.ready = [a, c, root] { return a->of(root).posted.value.load(std::memory_order_acquire) > c; };
+            r.steps.push_back([a, c, buffer, at, n, root] {
+                copy(buffer ? buffer + at : nullptr, a->chunk(root, c), n);
+                publish(a->mine().consumed, c + 1);
+            });
+        }
+    }
+    return s;
+}
+
+// Small: every member puts its data in its slot and combines all slots in
+// rank order itself. Large, chunk by chunk: every member puts its chunk in
+// its buffer, combines one portion of the chunk across all buffers (in
+// rank order) back into its own buffer, then copies every portion out.
+schedule node_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+                        const reduction &r) {
+    schedule s = node_schedule();
+    node_area *a = t.area.get();
+    const size_t bytes = count * r.element;
+    const int n = t.size();
+    if (bytes <= node_area::slot_bytes) {
+        const size_t p = seq % 2;
+        auto &fill = s.add_round(0);
+        fill.ready = [a, seq] { return a->slot_free(seq); };
+        fill.steps.push_back([a, p, seq, src, bytes] {
+            copy(a->slot(a->rank(), seq), src, bytes);
+            publish(a->mine().arrive[p], seq + 1);
+        });
+        auto &combine = s.add_round(1);
+        combine.ready = [a, p, seq] {
+            return a->all_reached([p](header &h) -> counter & { return h.arrive[p]; }, seq + 1);
+        };
+        combine.steps.push_back([a, seq, dst, bytes, n, r] {
+            if (!dst || !bytes) return;
+            std::memcpy(dst, a->slot(0, seq), bytes);
+            for (int m = 1; m < n; ++m) apply_accumulate(r.acc, dst, a->slot(m, seq), bytes, nullptr);
+        });
+        return s;
+    }
+    const size_t per_chunk = node_area::chunk_bytes / r.element;  // elements
+    const uint64_t chunks = (count + per_chunk - 1) / per_chunk;
+    const uint64_t first = a->take_chunks(chunks);
+    uint8_t *work = s.scratch_bytes(node_area::chunk_bytes);
+    const int me = t.rank;
+    for (uint64_t k = 0; k < chunks; ++k) {
+        const uint64_t c = first + k;
+        const size_t e0 = k * per_chunk, m = std::min(per_chunk, count - e0);
+        const size_t at = e0 * r.element, length = m * r.element;
+        // Portion j: elements [m * j / n, m * (j + 1) / n) of the chunk.
+        auto portion = [m, n, &r](int j) {
+            const size_t from = m * static_cast<size_t>(j) / static_cast<size_t>(n);
+            const size_t to = m * static_cast<size_t>(j + 1) / static_cast<size_t>(n);
+            return std::pair<size_t, size_t>{from * r.element, (to - from) * r.element};
+        };
+        auto &fill = s.add_round(static_cast<uint32_t>(3 * k));
+        fill.ready = [a, c] { return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1); };
+        fill.steps.push_back([a, c, src, at, length] {
+            copy(a->chunk(a->rank(), c), src ? src + at : nullptr, length);
+            publish(a->mine().posted, c + 1);
+        });
+        auto &combine = s.add_round(static_cast<uint32_t>(3 * k + 1));
+        combine.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.posted; }, c + 1); };
+        const auto [mine_at, mine_length] = portion(me);
+        combine.steps.push_back([a, c, n, r, work, mine_at, mine_length] {
+            if (mine_length) {
+                std::memcpy(work, a->chunk(0, c) + mine_at, mine_length);
+                for (int j = 1; j < n; ++j) apply_accumulate(r.acc, work, a->chunk(j, c) + mine_at, mine_length, nullptr);
+                std::memcpy(a->chunk(a->rank(), c) + mine_at, work, mine_length);
+            }
+            publish(a->mine().reduced, c + 1);
+        });
+        auto &drain = s.add_round(static_cast<uint32_t>(3 * k + 2));
+        drain.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.reduced; }, c + 1); };
+        std::vector<std::pair<size_t, size_t>> portions;
+        for (int j = 0; j < n; ++j) portions.push_back(portion(j));
+        drain.steps.push_back([a, c, dst, at, portions] {
+            for (size_t j = 0; j < portions.size(); ++j)
+                copy(dst ? dst + at + portions[j].first : nullptr, a->chunk(static_cast<int>(j), c) + portions[j].first,
+                     portions[j].second);
+            publish(a->mine().consumed, c + 1);
+        });
+    }
+    return s;
+}
+
+}  // namespace ccs::coll

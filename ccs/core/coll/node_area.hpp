@@ -1,0 +1,111 @@
+// The shared memory a team's collectives use when all its members are on
+// one node: each member's block (allocated shareable, mapped by the others
+// through their transport, as ccs_mem_alloc memory is) holds counters the
+// others poll and buffers they copy from, so small collectives take no
+// message and large ones move each byte through memory once or twice.
+//
+// A block: counters on their own cache lines, two small slots and two
+// large chunk buffers (double buffering: one fills while the other
+// drains). Small operations use slot (collective number % 2); a member
+// may fill it again only when every member is done with the collective
+// two before (the `done` counter of that parity). Large operations number
+// their chunks across the team's lifetime and use chunk buffer (chunk %
+// 2), refilled once every member consumed the chunk two before.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <vector>
+
+namespace ccs::coll {
+
+class node_area {
+public:
+    static constexpr size_t header_bytes = 4096;
+    static constexpr size_t slot_bytes = 8 * 1024;    // the largest small operation
+    static constexpr size_t chunk_bytes = 64 * 1024;  // one step of a large one
+    static constexpr size_t block_bytes = header_bytes + 2 * slot_bytes + 2 * chunk_bytes;
+
+    // Counters hold (collective number or chunk) + 1, so 0 is "none yet".
+    struct alignas(64) counter {
+        std::atomic<uint64_t> value;
+    };
+    struct header {
+        counter arrive[2];  // small: this member's data is in slot p / it arrived
+        counter done[2];    // small: this member finished with the collective in slot p
+        counter posted;     // large: chunks this member put in its chunk buffers
+        counter reduced;    // large: chunks whose portion this member combined
+        counter consumed;   // large: chunks this member finished with
+        // Collective number + 1 of one this member refused its own
+        // arguments for (by number % 4): it took part without data, and
+        // the others end it with an error, not with its garbage.
+        counter refused[4];
+        // The collective of each parity this member started and what it
+        // was, in one word (started_word): a member that called something
+        // else is caught.
+        counter started[2];
+    };
+    // (number + 1) above 24 bits, the signature's kind (coll/signature.hpp)
+    // and 20 bits of its hash below: one store, so a reader never pairs
+    // one collective's number with another's signature.
+    static uint64_t started_word(uint64_t seq, uint64_t signature) {
+        return ((seq + 1) << 24) | ((signature >> 56 & 0xf) << 20) | (signature & 0xfffff);
+    }
+    static uint64_t started_seq(uint64_t word) { return (word >> 24) - 1; }
+    static uint64_t started_kind(uint64_t word) { return word >> 20 & 0xf; }
+    static_assert(sizeof(header) <= header_bytes);
+
+    // `blocks`: every member's block as mapped here, by team rank;
+    // `first_seq`: the team's next collective number; `release` undoes
+    // the mappings and this member's allocation.
+    node_area(std::vector<uint8_t *> blocks, int rank, uint64_t first_seq, std::function<void()> release);
+    ~node_area();
+    node_area(const node_area &) = delete;
+    node_area &operator=(const node_area &) = delete;
+
+    int size() const { return static_cast<int>(blocks_.size()); }
+    int rank() const { return rank_; }
+    header &of(int member) const { return *reinterpret_cast<header *>(blocks_[static_cast<size_t>(member)]); }
+    header &mine() const { return of(rank_); }
+    uint8_t *slot(int member, uint64_t seq) const {
+        return blocks_[static_cast<size_t>(member)] + header_bytes + (seq % 2) * slot_bytes;
+    }
+    uint8_t *chunk(int member, uint64_t chunk_number) const {
+        return blocks_[static_cast<size_t>(member)] + header_bytes + 2 * slot_bytes + (chunk_number % 2) * chunk_bytes;
+    }
+
+    // Whether every member's counter (chosen by `which`) reached `value`.
+    template <typename Which>
+    bool all_reached(Which which, uint64_t value) const {
+        for (int m = 0; m < size(); ++m)
+            if (which(of(m)).value.load(std::memory_order_acquire) < value) return false;
+        return true;
+    }
+    // Whether slot (seq % 2) is free for collective `seq` everywhere.
+    bool slot_free(uint64_t seq) const;
+
+    // Chunk numbers for a large operation, handed out in call order.
+    uint64_t take_chunks(uint64_t count) {
+        const uint64_t first = next_chunk_;
+        next_chunk_ += count;
+        return first;
+    }
+
+    // Collective `seq` of the team ended here (by whatever path): `done`
+    // of its parity advances once every earlier one of that parity ended.
+    void finished(uint64_t seq);
+
+private:
+    std::vector<uint8_t *> blocks_;
+    int rank_;
+    uint64_t first_seq_;
+    uint64_t next_chunk_ = 0;
+    uint64_t next_done_[2];          // the next collective of each parity to end
+    std::set<uint64_t> ended_early_;  // ended before one of its parity before it
+    std::function<void()> release_;
+};
+
+}  // namespace ccs::coll

@@ -1,0 +1,100 @@
+/* OSU-style collective latencies, one source for CCS and for MPI (built
+ * with -DCOLL_BENCH_MPI against Debian's Open MPI and MPICH by
+ * perf/compare_collectives.sh), so both are timed by the same loop:
+ * barrier, 8-byte allreduce (one double, sum), 1 MiB allreduce (doubles,
+ * sum), 1 MiB broadcast from rank 0. Each process times its iterations
+ * after a warm-up; printed is the mean over processes of each one's
+ * microseconds per call (OSU's "Avg Latency"), one line per test:
+ *   <test> <bytes> <microseconds>
+ *   usage: coll_bench [test ...]   (barrier allreduce8 allreduce1m bcast1m;
+ *                                   default all) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef COLL_BENCH_MPI
+#include <mpi.h>
+static void start(int *argc, char ***argv, int *rank, int *size) {
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+}
+static void stop(void) { MPI_Finalize(); }
+static void barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+static void allreduce(const double *src, double *dst, size_t n) {
+    MPI_Allreduce(src, dst, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+static void broadcast(void *buf, size_t bytes) { MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD); }
+#else
+#include <ccs/coll.h>
+static void check(ccs_status_t st) {
+    if (st != CCS_OK) {
+        fprintf(stderr, "coll_bench: %s: %s\n", ccs_strerror(st), ccs_last_error());
+        exit(1);
+    }
+}
+static void start(int *argc, char ***argv, int *rank, int *size) {
+    (void)argc, (void)argv;
+    check(ccs_init(NULL));
+    check(ccs_rank(rank));
+    check(ccs_size(size));
+}
+static void stop(void) { check(ccs_finalize()); }
+static void barrier(void) { check(ccs_team_barrier(CCS_TEAM_WORLD, NULL)); }
+static void allreduce(const double *src, double *dst, size_t n) {
+    check(ccs_team_allreduce(CCS_TEAM_WORLD, src, dst, n, CCS_ACC_DOUBLE, CCS_ACC_SUM, NULL));
+}
+static void broadcast(void *buf, size_t bytes) { check(ccs_team_broadcast(CCS_TEAM_WORLD, buf, bytes, 0, NULL)); }
+#endif
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+enum { mib = 1 << 20 };
+static double *src, *dst;
+static unsigned char *bytes;
+
+static void run_once(const char *test) {
+    if (!strcmp(test, "barrier")) barrier();
+    else if (!strcmp(test, "allreduce8")) allreduce(src, dst, 1);
+    else if (!strcmp(test, "allreduce1m")) allreduce(src, dst, mib / sizeof(double));
+    else broadcast(bytes, mib);
+}
+
+static size_t test_bytes(const char *test) {
+    return !strcmp(test, "barrier") ? 0 : !strcmp(test, "allreduce8") ? 8 : mib;
+}
+
+int main(int argc, char **argv) {
+    int rank = 0, size = 0;
+    start(&argc, &argv, &rank, &size);
+    src = malloc(mib);
+    dst = malloc(mib);
+    bytes = malloc(mib);
+    for (size_t i = 0; i < mib / sizeof(double); ++i) src[i] = (double)(i % 7);
+    memset(bytes, rank, mib);
+    static const char *const all[] = {"barrier", "allreduce8", "allreduce1m", "bcast1m"};
+    const int ntests = argc > 1 ? argc - 1 : 4;
+    for (int t = 0; t < ntests; ++t) {
+        const char *test = argc > 1 ? argv[t + 1] : all[t];
+        const int small = test_bytes(test) <= 8;
+        const int iterations = small ? 20000 / size + 200 : 400 / size + 20;
+        for (int i = 0; i < iterations / 10; ++i) run_once(test);
+        barrier();
+        const double t0 = now_us();
+        for (int i = 0; i < iterations; ++i) run_once(test);
+        double mine = (now_us() - t0) / iterations, sum = 0;
+        allreduce(&mine, &sum, 1);
+        if (rank == 0) printf("%s %zu %.3f\n", test, test_bytes(test), sum / size);
+        fflush(stdout);
+    }
+    free(src);
+    free(dst);
+    free(bytes);
+    stop();
+    return 0;
+}
