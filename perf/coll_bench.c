@@ -3,7 +3,8 @@
  * perf/compare_collectives.sh), so both are timed by the same loop:
  * barrier, 8-byte allreduce (one double, sum), 1 MiB allreduce (doubles,
  * sum), 1 MiB broadcast from rank 0. Each process times its iterations
- * after a warm-up; printed is the mean over processes of each one's
+ * after a warm-up (about half a second's worth, as rank 0 measured them);
+ * printed is the mean over processes of each one's
  * microseconds per call (OSU's "Avg Latency"), one line per test:
  *   <test> <bytes> <microseconds>
  *   usage: coll_bench [test ...]   (barrier allreduce8 allreduce1m bcast1m;
@@ -81,13 +82,20 @@ int main(int argc, char **argv) {
     const int ntests = argc > 1 ? argc - 1 : 4;
     for (int t = 0; t < ntests; ++t) {
         const char *test = argc > 1 ? argv[t + 1] : all[t];
-        const int small = test_bytes(test) <= 8;
-        const int iterations = small ? 20000 / size + 200 : 400 / size + 20;
-        for (int i = 0; i < iterations / 10; ++i) run_once(test);
+        /* Warm-up, and as many iterations as take about half a second at
+         * rank 0's pace (a library that crawls when processes share CPUs
+         * gets fewer), at least 10. */
+        for (int i = 0; i < 5; ++i) run_once(test);
+        barrier();
+        const double probe = now_us();
+        for (int i = 0; i < 10; ++i) run_once(test);
+        double iterations = 5e5 / ((now_us() - probe) / 10);
+        iterations = iterations < 10 ? 10 : iterations > 200000 ? 200000 : iterations;
+        broadcast(&iterations, sizeof iterations);
         barrier();
         const double t0 = now_us();
-        for (int i = 0; i < iterations; ++i) run_once(test);
-        double mine = (now_us() - t0) / iterations, sum = 0;
+        for (long i = 0; i < (long)iterations; ++i) run_once(test);
+        double mine = (now_us() - t0) / (long)iterations, sum = 0;
         allreduce(&mine, &sum, 1);
         if (rank == 0) printf("%s %zu %.3f\n", test, test_bytes(test), sum / size);
         fflush(stdout);

@@ -64,6 +64,18 @@ ccs_status_t checked_product(const call_state &c, size_t count, size_t each, siz
     return CCS_OK;
 }
 
+// A small blocking collective of a team in node memory runs in the call
+// (coll/node_now.cpp); everything else through a schedule.
+bool runs_now(const call_state &c, size_t bytes) {
+    return !c.completion && c.local == CCS_OK && c.team->view.area && c.size() > 1 &&
+           bytes <= coll::node_area::slot_bytes;
+}
+
+ccs_status_t run_now(call_state &c, const coll::coll_engine::small_in_node &call) {
+    c.rt->note_activity();
+    return c.rt->teams().run_now(*c.team, call);
+}
+
 ccs_status_t launch(call_state &c, coll::schedule &&s) {
     c.rt->note_activity();
     if (c.local != CCS_OK) {
@@ -95,6 +107,16 @@ ccs_status_t reduce_call(const char *name, reduction_kind k, ccs_team_t team, co
         if (bytes && !dst && (k != reduction_kind::to_root || c.me() == root)) c.refuse("dst is NULL but count > 0");
         const auto *in = static_cast<const uint8_t *>(c.local == CCS_OK ? src : nullptr);
         auto *out = static_cast<uint8_t *>(c.local == CCS_OK ? dst : nullptr);
+        if (k == reduction_kind::all && runs_now(c, bytes)) {
+            coll::coll_engine::small_in_node call;
+            call.signature = coll::reduction_signature(coll::kind::allreduce, count, r);
+            call.what = coll::kind::allreduce;
+            call.src = in;
+            call.dst = out;
+            call.bytes = bytes;
+            call.r = &r;
+            return run_now(c, call);
+        }
         switch (k) {
         case reduction_kind::all:
             return launch(c, coll::build_allreduce(c.team->view, c.team->next_seq, in, out, count, r));
@@ -159,6 +181,7 @@ ccs_status_t ccs_team_barrier(ccs_team_t team, const ccs_completion_t *completio
         call_state c{"ccs_team_barrier"};
         const ccs_status_t st = begin(c, team, completion);
         if (st != CCS_OK) return st;
+        if (runs_now(c, 0)) return run_now(c, {coll::signature_of(coll::kind::barrier)});
         return launch(c, coll::build_barrier(c.team->view, c.team->next_seq));
     });
 }
@@ -171,6 +194,15 @@ ccs_status_t ccs_team_broadcast(ccs_team_t team, void *buffer, size_t length, in
         if (st != CCS_OK || (st = check_root(c, root)) != CCS_OK) return st;
         if (length && !buffer) c.refuse("buffer is NULL but length > 0");
         auto *data = static_cast<uint8_t *>(c.local == CCS_OK ? buffer : nullptr);
+        if (runs_now(c, length)) {
+            coll::coll_engine::small_in_node call;
+            call.signature = coll::broadcast_signature(root, length);
+            call.what = coll::kind::broadcast;
+            call.dst = data;
+            call.bytes = length;
+            call.root = root;
+            return run_now(c, call);
+        }
         return launch(c, coll::build_broadcast(c.team->view, c.team->next_seq, data, length, root));
     });
 }

@@ -69,6 +69,12 @@ TEST(CollectiveErrors, MembersThatDisagreeAreNamed) {
     EXPECT_EQ(done.first_error, CCS_ERR_INVALID_ARG);
     EXPECT_EQ(ccs_counter_wait(&done, 1), CCS_ERR_INVALID_ARG);
     EXPECT_TRUE(mentions(ccs_last_error(), "ccs_team_allreduce")) << ccs_last_error();
+    // The same, blocking.
+    EXPECT_EQ(ccs_team_allreduce(CCS_TEAM_WORLD, src.data(), dst.data(), rank() == 0 ? 2 : 1, CCS_ACC_INT64,
+                                 CCS_ACC_SUM, nullptr),
+              CCS_ERR_INVALID_ARG);
+    EXPECT_TRUE(mentions(ccs_last_error(), "ccs_team_allreduce")) << ccs_last_error();
+    CCS_EXPECT_OK(ccs_barrier());
     CCS_EXPECT_OK(ccs_barrier());
     expect_team_works();
 }

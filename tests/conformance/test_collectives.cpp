@@ -81,7 +81,10 @@ TEST(Collectives, AllreduceEveryTypeAndOp) {
     for (ccs_team_t t : teams.mine)
         for (size_t count : {size_t{0}, size_t{1}, size_t{37}, size_t{5000}})
             for_each_type([&](auto zero, int type) { check_allreduce<decltype(zero)>(t, type, count); });
-    // A large one (8 MiB of doubles across the team).
+    // Doubles on both sides of 48 bytes, 8 KiB and 256 KiB (where node
+    // memory changes method), in several chunks, with a partial one.
+    for (size_t count : {size_t{6}, size_t{7}, size_t{1024}, size_t{1025}, size_t{32768}, size_t{32769}, size_t{80001}})
+        check_allreduce<double>(CCS_TEAM_WORLD, CCS_ACC_DOUBLE, count);
     check_allreduce<double>(CCS_TEAM_WORLD, CCS_ACC_DOUBLE, 1u << 17);
 }
 
@@ -145,7 +148,8 @@ TEST(Collectives, BroadcastEverySizeAndRoot) {
     test_teams teams;
     for (ccs_team_t t : teams.mine) {
         const int n = team_size(t), me = team_rank(t);
-        for (size_t length : {size_t{0}, size_t{1}, size_t{13}, size_t{4096}, size_t{100003}, size_t{1} << 20})
+        for (size_t length : {size_t{0}, size_t{1}, size_t{13}, size_t{48}, size_t{49}, size_t{4096}, size_t{8192},
+                              size_t{8193}, size_t{100003}, size_t{262145}, size_t{1} << 20})
             for (int root = 0; root < n; ++root) {
                 std::vector<uint8_t> buf(length);
                 if (me == root) fill_pattern(buf, length, static_cast<uint64_t>(root));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/coll/schedule.hpp"
+#include "core/coll/signature.hpp"
 #include "core/rma/accumulate_kernels.hpp"
 
 #include <cstddef>
@@ -20,6 +21,12 @@ struct reduction {
     size_t element = 0;  // bytes of one element
 };
 reduction make_reduction(int op, int type);
+// The signature of a reduction of `count` elements (root: reduce's), and
+// of a broadcast.
+uint64_t reduction_signature(kind k, size_t count, const reduction &r, uint64_t root = 0);
+inline uint64_t broadcast_signature(int root, size_t length) {
+    return signature_of(kind::broadcast, static_cast<uint64_t>(root), length);
+}
 
 // Where each member's block lies in a gathered buffer.
 struct blocks {

@@ -36,9 +36,10 @@ blocks blocks::uniform(int members, size_t length) {
 
 // Dissemination: in round k each process tells the one 2^k ahead.
 schedule build_barrier(const team_view &t, uint64_t seq) {
-    schedule s = t.area && t.size() > 1 ? node_barrier(t, seq) : schedule{};
-    s.signature = signature_of(kind::barrier);
-    if (s.in_node_memory) return s;
+    const uint64_t signature = signature_of(kind::barrier);
+    if (t.area && t.size() > 1) return node_barrier(t, seq, signature);
+    schedule s;
+    s.signature = signature;
     const int n = t.size(), me = t.rank;
     for (uint32_t k = 0, d = 1; static_cast<int>(d) < n; ++k, d <<= 1) {
         auto &r = s.add_round(k);
@@ -52,9 +53,10 @@ schedule build_barrier(const team_view &t, uint64_t seq) {
 // parent, then send to every child at once, the largest subtree first.
 // One message per (parent, child): one tag for all.
 schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root) {
-    schedule s = t.area && t.size() > 1 ? node_broadcast(t, seq, buffer, length, root) : schedule{};
-    s.signature = signature_of(kind::broadcast, static_cast<uint64_t>(root), length);
-    if (s.in_node_memory) return s;
+    const uint64_t signature = broadcast_signature(root, length);
+    if (t.area && t.size() > 1) return node_broadcast(t, seq, signature, buffer, length, root);
+    schedule s;
+    s.signature = signature;
     const int n = t.size();
     const int v = (t.rank - root + n) % n;
     auto absolute = [&](int relative) { return (relative + root) % n; };
@@ -86,9 +88,9 @@ schedule build_gather(const team_view &t, const uint8_t *src, size_t length, uin
     for (int i = 0; i < n; ++i)
         if (i != me) r.receives.push_back({i, at(dst, b.offsets[static_cast<size_t>(i)]), b.lengths[static_cast<size_t>(i)]});
     uint8_t *mine = at(dst, b.offsets[static_cast<size_t>(me)]);
-    r.steps.push_back([mine, src, length] {
+    r.step = [mine, src, length] {
         if (length && mine != src) std::memmove(mine, src, length);
-    });
+    };
     return s;
 }
 
@@ -136,9 +138,9 @@ schedule build_alltoall(const team_view &t, const uint8_t *src, size_t length, u
     }
     uint8_t *mine = at(dst, static_cast<size_t>(me) * length);
     const uint8_t *own = at(src, static_cast<size_t>(me) * length);
-    r.steps.push_back([mine, own, length] {
+    r.step = [mine, own, length] {
         if (length && mine != own) std::memmove(mine, own, length);
-    });
+    };
     return s;
 }
 

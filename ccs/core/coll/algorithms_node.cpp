@@ -1,7 +1,7 @@
 // Collectives of a team all on one node, through its shared memory
 // (coll/node_area.hpp): rounds that wait for other members' counters
-// instead of messages. A member that refused its own arguments still takes
-// part (null buffers: its steps skip the data) so no one waits for it.
+// instead of messages. Small ones follow the same protocol as their
+// blocking form (coll/node_now.cpp), so the two mix in one team.
 #include "core/coll/algorithms_node.hpp"
 
 #include <cstring>
@@ -19,45 +19,61 @@ void copy(uint8_t *dst, const uint8_t *src, size_t bytes) {
     if (bytes && dst && src && dst != src) std::memcpy(dst, src, bytes);
 }
 
-schedule node_schedule() {
+schedule node_schedule(uint64_t signature) {
     schedule s;
     s.in_node_memory = true;
+    s.signature = signature;
     return s;
 }
+
+// Every member arrived with this word: 1; not yet: 0; -1 - m: member m
+// called something else.
+int all_arrived(const node_area *a, uint64_t seq, uint64_t word) {
+    const int m = a->arrivals(seq, word);
+    return m == a->size() ? 1 : m < 0 ? 0 : -1 - m;
+}
+
+int free_slot(const node_area *a, uint64_t seq) { return a->slot_free(seq) ? 1 : 0; }
 
 }  // namespace
 
 // Everyone says it arrived and waits until all did.
-schedule node_barrier(const team_view &t, uint64_t seq) {
-    schedule s = node_schedule();
+schedule node_barrier(const team_view &t, uint64_t seq, uint64_t signature) {
+    schedule s = node_schedule(signature);
     node_area *a = t.area.get();
-    const size_t p = seq % 2;
-    s.add_round(0).steps.push_back([a, p, seq] { publish(a->mine().arrive[p], seq + 1); });
-    s.add_round(1).ready = [a, p, seq] {
-        return a->all_reached([p](header &h) -> counter & { return h.arrive[p]; }, seq + 1);
-    };
+    const uint64_t word = node_area::started_word(seq, signature);
+    s.add_round(0).step = [a, seq, word] { a->arrive(seq, word); };
+    s.add_round(1).ready = [a, seq, word] { return all_arrived(a, seq, word); };
     return s;
 }
 
 // Small: the root fills its slot, the others copy out of it. Large: chunk
 // by chunk through the root's chunk buffers, the next filled while the
 // last drains.
-schedule node_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root) {
-    schedule s = node_schedule();
+schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
+                        int root) {
+    schedule s = node_schedule(signature);
     node_area *a = t.area.get();
     const bool is_root = t.rank == root;
     if (length <= node_area::slot_bytes) {
-        const size_t p = seq % 2;
+        const uint64_t word = node_area::started_word(seq, signature);
         auto &r = s.add_round(0);
         if (is_root) {
-            r.ready = [a, seq] { return a->slot_free(seq); };
-            r.steps.push_back([a, p, seq, buffer, length] {
-                copy(a->slot(a->rank(), seq), buffer, length);
-                publish(a->mine().arrive[p], seq + 1);
-            });
+            r.ready = [a, seq] { return free_slot(a, seq); };
+            r.step = [a, seq, word, buffer, length] {
+                copy(a->slot(a->rank(), seq, length), buffer, length);
+                a->arrive(seq, word);
+            };
         } else {
-            r.ready = [a, p, seq, root] { return a->of(root).arrive[p].value.load(std::memory_order_acquire) > seq; };
-            r.steps.push_back([a, seq, buffer, length, root] { copy(buffer, a->slot(root, seq), length); });
+            r.ready = [a, seq, word, root] {
+                const uint64_t theirs = a->arrived(root, seq % 2);
+                if (theirs < ((seq + 1) << 24)) return 0;
+                return theirs == word || node_area::started_seq(theirs) != seq ? 1 : -1 - root;
+            };
+            r.step = [a, seq, word, buffer, length, root] {
+                copy(buffer, a->slot(root, seq, length), length);
+                a->arrive(seq, word);
+            };
         }
         return s;
     }
@@ -69,18 +85,20 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_
         auto &r = s.add_round(static_cast<uint32_t>(k));
         if (is_root) {
             // Its buffer's last chunk (c - 2) consumed everywhere.
-            r.ready = [a, c] { return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1); };
-            r.steps.push_back([a, c, buffer, at, n] {
+            r.ready = [a, c] {
+                return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1) ? 1 : 0;
+            };
+            r.step = [a, c, buffer, at, n] {
                 copy(a->chunk(a->rank(), c), buffer ? buffer + at : nullptr, n);
                 publish(a->mine().posted, c + 1);
                 publish(a->mine().consumed, c + 1);
-            });
+            };
         } else {
-            r.ready = [a, c, root] { return a->of(root).posted.value.load(std::memory_order_acquire) > c; };
-            r.steps.push_back([a, c, buffer, at, n, root] {
+            r.ready = [a, c, root] { return a->of(root).posted.value.load(std::memory_order_acquire) > c ? 1 : 0; };
+            r.step = [a, c, buffer, at, n, root] {
                 copy(buffer ? buffer + at : nullptr, a->chunk(root, c), n);
                 publish(a->mine().consumed, c + 1);
-            });
+            };
         }
     }
     return s;
@@ -90,29 +108,23 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_
 // rank order itself. Large, chunk by chunk: every member puts its chunk in
 // its buffer, combines one portion of the chunk across all buffers (in
 // rank order) back into its own buffer, then copies every portion out.
-schedule node_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
-                        const reduction &r) {
-    schedule s = node_schedule();
+schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                        size_t count, const reduction &r) {
+    schedule s = node_schedule(signature);
     node_area *a = t.area.get();
     const size_t bytes = count * r.element;
     const int n = t.size();
     if (bytes <= node_area::slot_bytes) {
-        const size_t p = seq % 2;
+        const uint64_t word = node_area::started_word(seq, signature);
         auto &fill = s.add_round(0);
-        fill.ready = [a, seq] { return a->slot_free(seq); };
-        fill.steps.push_back([a, p, seq, src, bytes] {
-            copy(a->slot(a->rank(), seq), src, bytes);
-            publish(a->mine().arrive[p], seq + 1);
-        });
-        auto &combine = s.add_round(1);
-        combine.ready = [a, p, seq] {
-            return a->all_reached([p](header &h) -> counter & { return h.arrive[p]; }, seq + 1);
+        fill.ready = [a, seq] { return free_slot(a, seq); };
+        fill.step = [a, seq, word, src, bytes] {
+            copy(a->slot(a->rank(), seq, bytes), src, bytes);
+            a->arrive(seq, word);
         };
-        combine.steps.push_back([a, seq, dst, bytes, n, r] {
-            if (!dst || !bytes) return;
-            std::memcpy(dst, a->slot(0, seq), bytes);
-            for (int m = 1; m < n; ++m) apply_accumulate(r.acc, dst, a->slot(m, seq), bytes, nullptr);
-        });
+        auto &combine = s.add_round(1);
+        combine.ready = [a, seq, word] { return all_arrived(a, seq, word); };
+        combine.step = [a, seq, dst, bytes, r] { combine_slots(*a, seq, r, dst, bytes); };
         return s;
     }
     const size_t per_chunk = node_area::chunk_bytes / r.element;  // elements
@@ -131,34 +143,42 @@ schedule node_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, ui
             return std::pair<size_t, size_t>{from * r.element, (to - from) * r.element};
         };
         auto &fill = s.add_round(static_cast<uint32_t>(3 * k));
-        fill.ready = [a, c] { return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1); };
-        fill.steps.push_back([a, c, src, at, length] {
+        fill.ready = [a, c] {
+            return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1) ? 1 : 0;
+        };
+        fill.step = [a, c, src, at, length] {
             copy(a->chunk(a->rank(), c), src ? src + at : nullptr, length);
             publish(a->mine().posted, c + 1);
-        });
+        };
         auto &combine = s.add_round(static_cast<uint32_t>(3 * k + 1));
-        combine.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.posted; }, c + 1); };
+        combine.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.posted; }, c + 1) ? 1 : 0; };
         const auto [mine_at, mine_length] = portion(me);
-        combine.steps.push_back([a, c, n, r, work, mine_at, mine_length] {
+        combine.step = [a, c, n, r, work, mine_at, mine_length] {
             if (mine_length) {
                 std::memcpy(work, a->chunk(0, c) + mine_at, mine_length);
                 for (int j = 1; j < n; ++j) apply_accumulate(r.acc, work, a->chunk(j, c) + mine_at, mine_length, nullptr);
                 std::memcpy(a->chunk(a->rank(), c) + mine_at, work, mine_length);
             }
             publish(a->mine().reduced, c + 1);
-        });
+        };
         auto &drain = s.add_round(static_cast<uint32_t>(3 * k + 2));
-        drain.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.reduced; }, c + 1); };
+        drain.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.reduced; }, c + 1) ? 1 : 0; };
         std::vector<std::pair<size_t, size_t>> portions;
         for (int j = 0; j < n; ++j) portions.push_back(portion(j));
-        drain.steps.push_back([a, c, dst, at, portions] {
+        drain.step = [a, c, dst, at, portions] {
             for (size_t j = 0; j < portions.size(); ++j)
                 copy(dst ? dst + at + portions[j].first : nullptr, a->chunk(static_cast<int>(j), c) + portions[j].first,
                      portions[j].second);
             publish(a->mine().consumed, c + 1);
-        });
+        };
     }
     return s;
+}
+
+void combine_slots(const node_area &a, uint64_t seq, const reduction &r, uint8_t *dst, size_t bytes) {
+    if (!dst || !bytes) return;
+    std::memcpy(dst, a.slot(0, seq, bytes), bytes);
+    for (int m = 1; m < a.size(); ++m) apply_accumulate(r.acc, dst, a.slot(m, seq, bytes), bytes, nullptr);
 }
 
 }  // namespace ccs::coll

@@ -1,16 +1,20 @@
 // The collectives of a team all on one node, through its shared memory
 // (coll/node_area.hpp); the algorithms (coll/algorithms.hpp) choose them
 // where the team has such memory. `seq`: the collective's number in its
-// team.
+// team; `signature`: what it is (coll/signature.hpp).
 #pragma once
 
 #include "core/coll/algorithms.hpp"
 
 namespace ccs::coll {
 
-schedule node_barrier(const team_view &t, uint64_t seq);
-schedule node_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root);
-schedule node_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
-                        const reduction &r);
+schedule node_barrier(const team_view &t, uint64_t seq, uint64_t signature);
+schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
+                        int root);
+schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                        size_t count, const reduction &r);
+
+// dst = every member's slot of collective `seq` combined in rank order.
+void combine_slots(const node_area &a, uint64_t seq, const reduction &r, uint8_t *dst, size_t bytes);
 
 }  // namespace ccs::coll

@@ -33,17 +33,18 @@ void copy_in(uint8_t *dst, const uint8_t *src, size_t bytes) {
     if (bytes && dst && src && dst != src) std::memmove(dst, src, bytes);
 }
 
-uint64_t reduction_signature(kind k, size_t count, const reduction &r, uint64_t root = 0) {
+}  // namespace
+
+uint64_t reduction_signature(kind k, size_t count, const reduction &r, uint64_t root) {
     return signature_of(k, count, r.acc.op, r.acc.type, root);
 }
 
-}  // namespace
-
 schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
                          const reduction &r) {
-    schedule s = t.area && t.size() > 1 ? node_allreduce(t, seq, src, dst, count, r) : schedule{};
-    s.signature = reduction_signature(kind::allreduce, count, r);
-    if (s.in_node_memory) return s;
+    const uint64_t signature = reduction_signature(kind::allreduce, count, r);
+    if (t.area && t.size() > 1) return node_allreduce(t, seq, signature, src, dst, count, r);
+    schedule s;
+    s.signature = signature;
     const size_t bytes = count * r.element;
     copy_in(dst, src, bytes);
     const int n = t.size(), me = t.rank;
@@ -61,7 +62,7 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
             fold.sends.push_back({me + 1, dst, bytes});
         } else {
             fold.receives.push_back({me - 1, in, bytes});
-            fold.steps.push_back([r, in, dst, work, bytes] { combine_into_right(r, in, dst, work, bytes); });
+            fold.step = [r, in, dst, work, bytes] { combine_into_right(r, in, dst, work, bytes); };
         }
     }
     if (folded >= 0) {
@@ -72,9 +73,9 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
             round.sends.push_back({partner, dst, bytes});
             round.receives.push_back({partner, in, bytes});
             if (partner_folded < folded)
-                round.steps.push_back([r, in, dst, work, bytes] { combine_into_right(r, in, dst, work, bytes); });
+                round.step = [r, in, dst, work, bytes] { combine_into_right(r, in, dst, work, bytes); };
             else
-                round.steps.push_back([r, in, dst, bytes] { apply_accumulate(r.acc, dst, in, bytes, nullptr); });
+                round.step = [r, in, dst, bytes] { apply_accumulate(r.acc, dst, in, bytes, nullptr); };
         }
     }
     if (me < 2 * extra) {
@@ -105,7 +106,7 @@ schedule build_reduce(const team_view &t, const uint8_t *src, uint8_t *dst, size
         if (me + mask < n) {
             auto &round = s.add_round(0);
             round.receives.push_back({me + mask, in, bytes});
-            round.steps.push_back([r, acc, in, bytes] { apply_accumulate(r.acc, acc, in, bytes, nullptr); });
+            round.step = [r, acc, in, bytes] { apply_accumulate(r.acc, acc, in, bytes, nullptr); };
         }
     }
     if (root != 0) {
@@ -136,14 +137,14 @@ schedule build_scan(const team_view &t, const uint8_t *src, uint8_t *dst, size_t
         if (me + distance < n) round.sends.push_back({me + distance, prefix, bytes});
         if (me - distance < 0) continue;
         round.receives.push_back({me - distance, in, bytes});
-        round.steps.push_back([r, in, prefix, dst, work, bytes, exclusive, started] {
+        round.step = [r, in, prefix, dst, work, bytes, exclusive, started] {
             if (exclusive) {
                 if (*started) combine_into_right(r, in, dst, work, bytes);
                 else std::memcpy(dst, in, bytes);
                 *started = true;
             }
             combine_into_right(r, in, prefix, work, bytes);
-        });
+        };
     }
     return s;
 }

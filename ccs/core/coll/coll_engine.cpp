@@ -54,9 +54,15 @@ void coll_engine::start(const team_view &t, uint64_t seq, schedule &&s, const cc
     op.completion = completion;
     op.status = failed;
     if (op.plan.in_node_memory) {
-        node_area::header &h = t.area->mine();
-        if (failed != CCS_OK) h.refused[seq % 4].value.store(seq + 1, std::memory_order_release);
-        h.started[seq % 2].value.store(node_area::started_word(seq, op.plan.signature), std::memory_order_release);
+        // Said before anything else this member writes for it.
+        node_area &a = *t.area;
+        a.mine().started[seq % 2].value.store(node_area::started_word(seq, op.plan.signature),
+                                              std::memory_order_release);
+        if (failed != CCS_OK) {
+            a.mine().refused[seq % 4].value.store(seq + 1, std::memory_order_release);
+            a.arrive(seq, node_area::refused_word(seq));
+            op.plan.in_node_memory = false;  // it waits for nothing more
+        }
     }
     // Its first messages go now; it ends (and completes) in progress.
     advance(op);
@@ -111,10 +117,12 @@ bool coll_engine::advance(operation &op) {
                 else all = false;
             }
         if (op.status == CCS_OK && !all) return false;
-        if ((op.status == CCS_OK || op.plan.in_node_memory) && r.ready && !r.ready() && !node_trouble(op))
-            return false;
-        if (op.status == CCS_OK || op.plan.in_node_memory)
-            for (const auto &step : r.steps) step();
+        if ((op.status == CCS_OK || op.plan.in_node_memory) && r.ready) {
+            const int ready = r.ready();
+            if (ready < 0) node_disagreement(op, -1 - ready);
+            else if (ready == 0 && !node_trouble(op)) return false;
+        }
+        if ((op.status == CCS_OK || op.plan.in_node_memory) && r.step) r.step();
         ++op.round;
         op.round_started = false;
     }
@@ -183,39 +191,46 @@ bool coll_engine::take(operation &op, size_t i) {
 // collective would have written never comes: the collective ends here
 // (and, through this member's refused word, at the members waiting for it).
 bool coll_engine::node_trouble(operation &op) {
+    // Looked for now and then: it reads lines the others write.
+    if (++op.idle_checks % 64 != 0) return false;
     const int failed = am_.any_peer_failed() ? failed_member(op.team) : -1;
-    if (failed >= 0)
+    if (failed >= 0) {
         set_failure(op, CCS_ERR_PEER_FAILED, team_rank_text(op.team, failed) + " failed: " + am_.failure());
-    else if (!node_disagreement(op))
-        return false;
-    op.plan.in_node_memory = false;
-    return true;
-}
-
-// A member refused its arguments for this collective, or started it as
-// another: the failure is set, said in this member's refused word too.
-bool coll_engine::node_disagreement(operation &op) {
+        op.plan.in_node_memory = false;
+        return true;
+    }
     const node_area &a = *op.team.area;
     const uint64_t seq = op.seq, mine = node_area::started_word(seq, op.plan.signature);
     for (int m = 0; m < a.size(); ++m) {
         const node_area::header &h = a.of(m);
         const uint64_t theirs = h.started[seq % 2].value.load(std::memory_order_acquire);
-        if (h.refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1) {
-            set_failure(op, CCS_ERR_INVALID_ARG, "the collective failed at " + team_rank_text(op.team, m) +
-                                                     ", which refused its own arguments");
-        } else if (node_area::started_seq(theirs) == seq && theirs != mine) {
-            const uint64_t kind = node_area::started_kind(theirs);
-            set_failure(op, CCS_ERR_INVALID_ARG,
-                        std::string(kind_name(op.plan.signature >> 56)) + " here, but " + team_rank_text(op.team, m) +
-                            " called " + kind_name(kind) +
-                            (kind == op.plan.signature >> 56 ? " with another root, size, type or op" : " at this point"));
-        } else {
-            continue;
+        if (h.refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1 ||
+            (node_area::started_seq(theirs) == seq && theirs != mine)) {
+            node_disagreement(op, m);
+            return true;
         }
-        a.mine().refused[seq % 4].value.store(seq + 1, std::memory_order_release);
-        return true;
     }
     return false;
+}
+
+// Member m refused its arguments for this collective or started it as
+// another: the failure is set, and said in this member's refused word too.
+void coll_engine::node_disagreement(operation &op, int m) {
+    const node_area &a = *op.team.area;
+    const uint64_t seq = op.seq;
+    const uint64_t theirs = a.of(m).started[seq % 2].value.load(std::memory_order_acquire);
+    const uint64_t arrived = a.arrived(m, seq % 2);
+    const uint64_t mine = op.plan.signature >> 56, kind = node_area::started_kind(theirs);
+    if (a.of(m).refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1 ||
+        (node_area::started_seq(arrived) == seq && node_area::is_refusal(arrived)))
+        set_failure(op, CCS_ERR_INVALID_ARG,
+                    "the collective failed at " + team_rank_text(op.team, m) + ", which refused its own arguments");
+    else
+        set_failure(op, CCS_ERR_INVALID_ARG,
+                    std::string(kind_name(mine)) + " here, but " + team_rank_text(op.team, m) + " called " +
+                        kind_name(kind) + (kind == mine ? " with another root, size, type or op" : " at this point"));
+    a.mine().refused[seq % 4].value.store(seq + 1, std::memory_order_release);
+    op.plan.in_node_memory = false;
 }
 
 void coll_engine::set_failure(operation &op, ccs_status_t status, std::string detail) {
@@ -233,7 +248,13 @@ int coll_engine::failed_member(const team_view &t) const {
 // A collective that got everything it needed here succeeded, even if a
 // member died after it had done its part.
 void coll_engine::finish(operation &op) {
-    if (op.plan.in_node_memory && op.status == CCS_OK) node_disagreement(op);
+    // One that refused its arguments wrote no data, only its counters.
+    if (op.plan.in_node_memory && op.status == CCS_OK)
+        for (int m = 0; m < op.team.size(); ++m)
+            if (op.team.area->of(m).refused[op.seq % 4].value.load(std::memory_order_acquire) == op.seq + 1) {
+                node_disagreement(op, m);
+                break;
+            }
     if (op.team.area) op.team.area->finished(op.seq);
     if (op.status != CCS_OK) {
         // Messages for it may still come (from members that gave up later).

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/am/am_engine.hpp"
+#include "core/coll/algorithms.hpp"
 #include "core/coll/schedule.hpp"
 #include "core/internal_handlers.hpp"
 #include "util/completion.hpp"
@@ -41,6 +42,21 @@ public:
     // detail in the last error.
     ccs_status_t run(const team_view &t, uint64_t seq, schedule &&s, const std::function<void()> &progress);
 
+    // A small blocking barrier, broadcast or allreduce of a team in node
+    // memory, run here without a schedule: the same protocol as the
+    // schedules of coll/algorithms_node.cpp, so the two mix in one team.
+    struct small_in_node {
+        uint64_t signature = 0;
+        kind what = kind::barrier;
+        const uint8_t *src = nullptr;
+        uint8_t *dst = nullptr;  // the buffer of a broadcast
+        size_t bytes = 0;        // at most node_area::slot_bytes
+        int root = 0;
+        const reduction *r = nullptr;
+    };
+    ccs_status_t run_now(const team_view &t, uint64_t seq, const small_in_node &call,
+                         const std::function<void()> &progress);
+
     bool busy() const { return !running_.empty(); }
     // Advances every running collective; the number that moved.
     int progress();
@@ -66,6 +82,7 @@ private:
         ccs_status_t status = CCS_OK;
         std::string detail;
         std::optional<std::chrono::steady_clock::time_point> give_up_at;
+        uint32_t idle_checks = 0;  // polls of node memory that found nothing
     };
 
     static void on_message(const ccs_am_message_t *message, void *self);
@@ -77,7 +94,7 @@ private:
     // A collective in node memory waits for a member that will never write:
     // true once it ended it.
     bool node_trouble(operation &op);
-    bool node_disagreement(operation &op);
+    void node_disagreement(operation &op, int member);
     void set_failure(operation &op, ccs_status_t status, std::string detail);
     // The first member of the team known to have failed, or -1.
     int failed_member(const team_view &t) const;

@@ -14,7 +14,9 @@ node_area::~node_area() {
 
 bool node_area::slot_free(uint64_t seq) const {
     if (seq < first_seq_ + 2) return true;
-    return all_reached([&](header &h) -> counter & { return h.done[seq % 2]; }, seq - 1);
+    for (int m = 0; m < size(); ++m)
+        if (done(m, seq % 2).load(std::memory_order_acquire) < seq - 1) return false;
+    return true;
 }
 
 void node_area::finished(uint64_t seq) {
@@ -30,7 +32,7 @@ void node_area::finished(uint64_t seq) {
         last = next_done_[p];
         next_done_[p] += 2;
     }
-    mine().done[p].value.store(last + 1, std::memory_order_release);
+    done(rank_, p).store(last + 1, std::memory_order_release);
 }
 
 }  // namespace ccs::coll

@@ -26,16 +26,29 @@ class node_area {
 public:
     static constexpr size_t header_bytes = 4096;
     static constexpr size_t slot_bytes = 8 * 1024;    // the largest small operation
-    static constexpr size_t chunk_bytes = 64 * 1024;  // one step of a large one
+    static constexpr size_t chunk_bytes = 256 * 1024;  // one step of a large one
     static constexpr size_t block_bytes = header_bytes + 2 * slot_bytes + 2 * chunk_bytes;
 
     // Counters hold (collective number or chunk) + 1, so 0 is "none yet".
     struct alignas(64) counter {
         std::atomic<uint64_t> value;
     };
+    // Small collectives: `arrive` of parity p says this member's part of
+    // the collective in slot p is in place (it arrived), `done` that it
+    // finished with it. Parity p's arrive shares its line with parity
+    // (p + 1)'s done: a member writes done for one collective just before
+    // arrive for the next, so the reader who waited for that arrive holds
+    // the done it checks next time, and a small collective costs it one
+    // line from each member, not two.
+    // Data of up to inline_bytes travels in the arrive word's line itself.
+    static constexpr size_t inline_bytes = 48;
+    struct alignas(64) small_line {
+        std::atomic<uint64_t> arrive;
+        std::atomic<uint64_t> done_of_other_parity;
+        alignas(16) uint8_t data[inline_bytes];
+    };
     struct header {
-        counter arrive[2];  // small: this member's data is in slot p / it arrived
-        counter done[2];    // small: this member finished with the collective in slot p
+        small_line small[2];
         counter posted;     // large: chunks this member put in its chunk buffers
         counter reduced;    // large: chunks whose portion this member combined
         counter consumed;   // large: chunks this member finished with
@@ -56,6 +69,36 @@ public:
     }
     static uint64_t started_seq(uint64_t word) { return (word >> 24) - 1; }
     static uint64_t started_kind(uint64_t word) { return word >> 20 & 0xf; }
+    // What a member that refused its own arguments says instead (no kind
+    // has the number 15).
+    static uint64_t refused_word(uint64_t seq) { return ((seq + 1) << 24) | 0xffffff; }
+    static bool is_refusal(uint64_t word) { return (word & 0xffffff) == 0xffffff; }
+
+    // Small collectives: each member's arrive word is its started_word,
+    // stored once its part is in place. Whether every member arrived at
+    // collective `seq` (this member's word `word`): size() when all did,
+    // -1 while one has not, or the rank of a member that arrived with
+    // another word (it called something else, or refused).
+    int arrivals(uint64_t seq, uint64_t word) const {
+        const size_t p = seq % 2;
+        const uint64_t least = (seq + 1) << 24;
+        int result = size();
+        for (int m = 0; m < size(); ++m) {
+            const uint64_t theirs = arrived(m, p);
+            if (theirs < least) result = -1;
+            else if (theirs != word && started_seq(theirs) == seq) return m;
+        }
+        return result;
+    }
+    void arrive(uint64_t seq, uint64_t word) const {
+        mine().small[seq % 2].arrive.store(word, std::memory_order_release);
+    }
+    uint64_t arrived(int member, size_t parity) const {
+        return of(member).small[parity].arrive.load(std::memory_order_acquire);
+    }
+    std::atomic<uint64_t> &done(int member, size_t parity) const {
+        return of(member).small[1 - parity].done_of_other_parity;
+    }
     static_assert(sizeof(header) <= header_bytes);
 
     // `blocks`: every member's block as mapped here, by team rank;
@@ -70,7 +113,9 @@ public:
     int rank() const { return rank_; }
     header &of(int member) const { return *reinterpret_cast<header *>(blocks_[static_cast<size_t>(member)]); }
     header &mine() const { return of(rank_); }
-    uint8_t *slot(int member, uint64_t seq) const {
+    // Where a member's `bytes` of small collective `seq` lie.
+    uint8_t *slot(int member, uint64_t seq, size_t bytes) const {
+        if (bytes <= inline_bytes) return of(member).small[seq % 2].data;
         return blocks_[static_cast<size_t>(member)] + header_bytes + (seq % 2) * slot_bytes;
     }
     uint8_t *chunk(int member, uint64_t chunk_number) const {

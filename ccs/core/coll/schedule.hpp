@@ -1,6 +1,6 @@
 // A collective as a schedule of rounds (as libNBC builds them): a round
 // sends its messages when it starts, waits for its receives, then runs its
-// steps in order. Reductions are steps, so the order of combination is the
+// step. Reductions are steps, so the order of combination is the
 // schedule's, the same on every process however messages arrive. Built by
 // the algorithms (coll/algorithms.hpp), run by the engine (coll_engine).
 #pragma once
@@ -34,9 +34,10 @@ struct schedule {
         std::vector<send> sends;
         std::vector<receive> receives;
         // Also waited for, after the receives: a condition on memory other
-        // members write (coll/node_area.hpp); empty: none.
-        std::function<bool()> ready;
-        std::vector<std::function<void()>> steps;  // after every receive arrived
+        // members write (coll/node_area.hpp): > 0 holds, 0 not yet, -1 - m
+        // member m showed it called something else. Empty: none.
+        std::function<int()> ready;
+        std::function<void()> step;  // once every receive arrived and ready held
     };
 
     std::vector<round> rounds;

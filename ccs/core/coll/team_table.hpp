@@ -65,6 +65,10 @@ public:
         engine_.start(t.view, t.next_seq++, std::move(s), completion, failed);
     }
     ccs_status_t run(team &t, schedule &&s) { return engine_.run(t.view, t.next_seq++, std::move(s), progress_); }
+    // A small blocking collective of a team in node memory (coll/node_now.cpp).
+    ccs_status_t run_now(team &t, const coll_engine::small_in_node &call) {
+        return engine_.run_now(t.view, t.next_seq++, call, progress_);
+    }
 
 private:
     // Collective over `t`: node memory for it where every member is on

@@ -1,0 +1,85 @@
+// Small blocking collectives of a team in node memory, run in the call:
+// no schedule, no allocation, the waits polled right here (with the
+// runtime's progress between polls). The protocol is the schedules' in
+// coll/algorithms_node.cpp: slots of the collective number's parity,
+// arrive words that carry what each member called.
+#include "core/coll/algorithms_node.hpp"
+#include "core/coll/coll_engine.hpp"
+#include "util/error.hpp"
+
+#include <cstring>
+
+namespace ccs::coll {
+
+ccs_status_t coll_engine::run_now(const team_view &t, uint64_t seq, const small_in_node &call,
+                                  const std::function<void()> &progress) {
+    node_area &a = *t.area;
+    const uint64_t word = node_area::started_word(seq, call.signature);
+    a.mine().started[seq % 2].value.store(word, std::memory_order_release);
+    operation op;  // for the failure's wording only
+    op.team = t;
+    op.seq = seq;
+    op.plan.signature = call.signature;
+    op.plan.in_node_memory = true;
+    // ready(): > 0 holds, 0 not yet, -1 - m: member m disagrees.
+    auto wait = [&](auto ready) {
+        for (;;) {
+            const int st = ready();
+            if (st > 0) return true;
+            if (st < 0) {
+                node_disagreement(op, -1 - st);
+                return false;
+            }
+            if (node_trouble(op)) return false;
+            progress();
+        }
+    };
+    auto all_arrived = [&] {
+        const int m = a.arrivals(seq, word);
+        return m == a.size() ? 1 : m < 0 ? 0 : -1 - m;
+    };
+    auto slot_free = [&] { return a.slot_free(seq) ? 1 : 0; };
+    bool ok = true;
+    switch (call.what) {
+    case kind::barrier:
+        a.arrive(seq, word);
+        ok = wait(all_arrived);
+        break;
+    case kind::allreduce:
+        if ((ok = wait(slot_free))) {
+            if (call.bytes) std::memcpy(a.slot(a.rank(), seq, call.bytes), call.src, call.bytes);
+            a.arrive(seq, word);
+            if ((ok = wait(all_arrived))) combine_slots(a, seq, *call.r, call.dst, call.bytes);
+        }
+        break;
+    default:  // broadcast
+        if (t.rank == call.root) {
+            if ((ok = wait(slot_free))) {
+                if (call.bytes) std::memcpy(a.slot(a.rank(), seq, call.bytes), call.dst, call.bytes);
+                a.arrive(seq, word);
+            }
+        } else {
+            const uint64_t least = (seq + 1) << 24;
+            ok = wait([&] {
+                const uint64_t theirs = a.arrived(call.root, seq % 2);
+                if (theirs < least) return 0;
+                return theirs == word || node_area::started_seq(theirs) != seq ? 1 : -1 - call.root;
+            });
+            if (ok) {
+                if (call.bytes) std::memcpy(call.dst, a.slot(call.root, seq, call.bytes), call.bytes);
+                a.arrive(seq, word);
+            }
+        }
+    }
+    if (ok)  // one that refused its arguments wrote no data, only its counters
+        for (int m = 0; m < a.size(); ++m)
+            if (a.of(m).refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1) {
+                node_disagreement(op, m);
+                break;
+            }
+    a.finished(seq);
+    if (op.status == CCS_OK) return CCS_OK;
+    return fail(op.status, std::string("ccs_team_") + kind_name(static_cast<uint64_t>(call.what)) + ": " + op.detail);
+}
+
+}  // namespace ccs::coll
