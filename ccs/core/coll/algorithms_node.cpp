@@ -152,7 +152,8 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
         };
         auto &combine = s.add_round(static_cast<uint32_t>(3 * k + 1));
         combine.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.posted; }, c + 1) ? 1 : 0; };
-        const auto [mine_at, mine_length] = portion(me);
+        const std::pair<size_t, size_t> own = portion(me);
+        const size_t mine_at = own.first, mine_length = own.second;
         combine.step = [a, c, n, r, work, mine_at, mine_length] {
             if (mine_length) {
                 std::memcpy(work, a->chunk(0, c) + mine_at, mine_length);
