@@ -78,6 +78,39 @@ constexpr int max_members = 17;
 
 }  // namespace
 
+TEST(CollAlgorithms, LargeAllreduceGoesAroundTheRing) {
+    const reduction sum = make_reduction(CCS_ACC_SUM, CCS_ACC_INT64);
+    const reduction min = make_reduction(CCS_ACC_MIN, CCS_ACC_DOUBLE);
+    constexpr size_t count = ring_allreduce_min / 8 + 13;  // blocks of unequal sizes
+    for (int n = 1; n <= max_members; ++n) {
+        std::vector<std::vector<int64_t>> src(static_cast<size_t>(n)), dst(static_cast<size_t>(n));
+        std::vector<std::vector<double>> zeros(static_cast<size_t>(n)), lowest(static_cast<size_t>(n));
+        std::vector<schedule> all, all_min;
+        for (int m = 0; m < n; ++m) {
+            const auto mm = static_cast<size_t>(m);
+            for (size_t i = 0; i < count; ++i) src[mm].push_back(static_cast<int64_t>(i) * (m + 1));
+            dst[mm].assign(count, -1);
+            zeros[mm].assign(count, m % 2 ? -0.0 : 0.0);
+            lowest[mm].assign(count, 1.0);
+            all.push_back(build_allreduce(member(m, n), 0, reinterpret_cast<uint8_t *>(src[mm].data()),
+                                          reinterpret_cast<uint8_t *>(dst[mm].data()), count, sum));
+            all_min.push_back(build_allreduce(member(m, n), 0, reinterpret_cast<uint8_t *>(zeros[mm].data()),
+                                              reinterpret_cast<uint8_t *>(lowest[mm].data()), count, min));
+        }
+        ASSERT_TRUE(run_all(all)) << n;
+        ASSERT_TRUE(run_all(all_min)) << n;
+        const int64_t factor = static_cast<int64_t>(n) * (n + 1) / 2;
+        for (int m = 0; m < n; ++m) {
+            const auto mm = static_cast<size_t>(m);
+            size_t wrong = 0;
+            for (size_t i = 0; i < count; ++i) wrong += dst[mm][i] != static_cast<int64_t>(i) * factor;
+            EXPECT_EQ(wrong, 0u) << n << " members, member " << m;
+            // Each block combined once: the same bits everywhere.
+            EXPECT_EQ(std::memcmp(lowest[0].data(), lowest[mm].data(), count * sizeof(double)), 0) << n;
+        }
+    }
+}
+
 TEST(CollAlgorithms, AllreduceReduceAndScanMatchTheModel) {
     const reduction sum = make_reduction(CCS_ACC_SUM, CCS_ACC_INT64);
     constexpr size_t count = 5;

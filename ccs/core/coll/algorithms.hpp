@@ -43,12 +43,19 @@ constexpr size_t allgather_direct_max = 16 * 1024;
 // `seq`: the collective's number in its team. Where the team has node
 // memory (all on one node), barrier, broadcast and allreduce go through
 // it (coll/algorithms_node.hpp).
+// From this many bytes an allreduce by messages goes around a ring
+// (reduce-scatter, then allgather) instead of recursive doubling, with
+// more than 2 members (with 2 the two are the same exchange), for every op
+// but REPLACE (whose result, the last rank's, needs rank order).
+constexpr size_t ring_allreduce_min = 64 * 1024;
+
 schedule build_barrier(const team_view &t, uint64_t seq);
 schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root);
-// dst on every member: binomial dissemination of partial results by
-// recursive doubling; processes past the largest power of two first fold
-// their data into a partner. Combination is always (lower ranks' part) op
-// (higher ranks' part), so every member computes the same expression.
+// dst on every member: below ring_allreduce_min, recursive doubling;
+// processes past the largest power of two first fold their data into a
+// partner. Combination is always (lower ranks' part) op (higher ranks'
+// part), so every member computes the same expression. From it, around a
+// ring.
 schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
                          const reduction &r);
 // A binomial tree into team rank 0 (the same order whatever the root),

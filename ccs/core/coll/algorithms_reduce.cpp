@@ -39,10 +39,56 @@ uint64_t reduction_signature(kind k, size_t count, const reduction &r, uint64_t 
     return signature_of(k, count, r.acc.op, r.acc.type, root);
 }
 
+namespace {
+
+// Large, by messages: a reduce-scatter around the ring (each block is
+// combined once, along the ring from the member after its owner, so every
+// member ends with the same bits), then an allgather around it: every
+// member sends and receives 2 (n - 1) / n of the data, where recursive
+// doubling sends all of it log2 n times.
+schedule ring_allreduce(const team_view &t, uint64_t signature, const uint8_t *src, uint8_t *dst, size_t count,
+                        const reduction &r) {
+    schedule s;
+    s.signature = signature;
+    const size_t bytes = count * r.element;
+    copy_in(dst, src, bytes);
+    const int n = t.size(), me = t.rank;
+    // Block b: elements [count * b / n, count * (b + 1) / n).
+    auto offset = [&](int b) { return count * static_cast<size_t>(b) / static_cast<size_t>(n) * r.element; };
+    auto length = [&](int b) { return offset(b + 1) - offset(b); };
+    const size_t largest = length(n - 1) + r.element;
+    uint8_t *in = s.scratch_bytes(largest), *work = s.scratch_bytes(largest);
+    const int next = (me + 1) % n, previous = (me + n - 1) % n;
+    auto block = [&](int k) { return ((k % n) + n) % n; };
+    for (int k = 0; k < n - 1; ++k) {
+        const int out = block(me - k), got = block(me - k - 1);
+        auto &round = s.add_round(static_cast<uint32_t>(k));
+        round.sends.push_back({next, dst ? dst + offset(out) : nullptr, length(out)});
+        round.receives.push_back({previous, in, length(got)});
+        uint8_t *into = dst ? dst + offset(got) : nullptr;
+        const size_t len = length(got);
+        round.step = [r, in, into, work, len] { combine_into_right(r, in, into, work, len); };
+    }
+    // Member me now holds block me + 1 whole.
+    for (int k = 0; k < n - 1; ++k) {
+        const int out = block(me + 1 - k), got = block(me - k);
+        auto &round = s.add_round(static_cast<uint32_t>(n - 1 + k));
+        round.sends.push_back({next, dst ? dst + offset(out) : nullptr, length(out)});
+        round.receives.push_back({previous, dst ? dst + offset(got) : nullptr, length(got)});
+    }
+    return s;
+}
+
+}  // namespace
+
 schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
                          const reduction &r) {
     const uint64_t signature = reduction_signature(kind::allreduce, count, r);
     if (t.area && t.size() > 1) return node_allreduce(t, seq, signature, src, dst, count, r);
+    // (REPLACE keeps rank order: the last rank's, which a ring does not.)
+    if (t.size() > 2 && count >= static_cast<size_t>(t.size()) && count * r.element >= ring_allreduce_min &&
+        r.acc.op != CCS_ACC_REPLACE)
+        return ring_allreduce(t, signature, src, dst, count, r);
     schedule s;
     s.signature = signature;
     const size_t bytes = count * r.element;

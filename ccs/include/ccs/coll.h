@@ -25,9 +25,9 @@
  * a later ccs_progress; the buffers belong to CCS until then.
  *
  * Reductions use the element types and operations of accumulate
- * (ccs/rma.h), with one order of combination fixed by the team's size, so
- * that floating-point results of ccs_team_allreduce are bitwise the same on
- * every member. A process failing during a collective ends it with
+ * (ccs/rma.h), with one order of combination fixed by the team and the
+ * data's size, so that floating-point results of ccs_team_allreduce are
+ * bitwise the same on every member. A process failing during a collective ends it with
  * CCS_ERR_PEER_FAILED, never a hang, on every member still waiting for
  * something that depended on it (with a barrier, allreduce, allgather or
  * alltoall that is every member, unless the process had done its whole
