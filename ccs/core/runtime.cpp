@@ -165,7 +165,7 @@ ccs_status_t runtime::install_subsystems() {
     if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
     teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { progress(); },
-                                                coll::team_table::node_memory{*memory_, *rma_, near});
+                                                coll::team_table::node_memory{*memory_, *rma_, wired_.node_of_rank});
     return teams_->set_up_world();
 }
 
@@ -310,6 +310,11 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rcache.regions", memory_->stats().regions},
         {"rcache.registered_bytes", memory_->stats().registered_bytes},
         {"rcache.unused_bytes", memory_->stats().unused_bytes},
+        {"coll.by_messages", coll_->stats().by_messages},
+        {"coll.in_node_memory", coll_->stats().in_node_memory},
+        {"coll.in_the_call", coll_->stats().in_the_call},
+        {"coll.two_levels", coll_->stats().two_levels},
+        {"coll.failed", coll_->stats().failed},
         {"progress.yields", backoff_.yields()},
         {"progress.naps", backoff_.naps()},
         {"transports", wired_.transports.size()},

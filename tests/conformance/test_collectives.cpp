@@ -302,3 +302,28 @@ TEST(Collectives, ManyInFlightOnSeveralTeamsAndContexts) {
         }
     }
 }
+
+// Which way collectives go follows from how this process reaches the
+// others (ccs_peer_query), never from a plugin's name: a team on one node
+// whose transports map each other's memory works through it, a team
+// across nodes in two levels where every node's members map theirs, any
+// other by messages.
+TEST(Collectives, GoThroughNodeMemoryWhereTheTransportsMapIt) {
+    if (size() < 2) GTEST_SKIP() << "one process has no one to reach";
+    bool all_here = true, all_mapped = true;
+    for (int peer = 0; peer < size(); ++peer) {
+        if (peer == rank()) continue;
+        const uint32_t f = peer_flags(peer);
+        all_here = all_here && (f & CCS_PEER_SAME_NODE);
+        if (f & CCS_PEER_SAME_NODE) all_mapped = all_mapped && (f & CCS_PEER_MAPS_MEMORY);
+    }
+    const char *expected = !all_mapped ? "coll.by_messages" : all_here ? "coll.in_node_memory" : "coll.two_levels";
+    const uint64_t before = stat(expected), calls_before = stat("coll.in_the_call");
+    int64_t one = 1, sum = 0;
+    CCS_ASSERT_OK(ccs_team_barrier(CCS_TEAM_WORLD, nullptr));
+    CCS_ASSERT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
+    EXPECT_EQ(sum, size());
+    EXPECT_EQ(stat(expected), before + 2) << expected;
+    // Small blocking ones of a team on one node run in the call.
+    EXPECT_EQ(stat("coll.in_the_call"), calls_before + (all_here && all_mapped ? 2 : 0));
+}

@@ -1,6 +1,7 @@
 // Collectives that move data without combining it: barrier, broadcast,
 // gather, allgather, alltoall.
 #include "core/coll/algorithms.hpp"
+#include "core/coll/algorithms_levels.hpp"
 #include "core/coll/algorithms_node.hpp"
 #include "core/coll/signature.hpp"
 
@@ -38,6 +39,7 @@ blocks blocks::uniform(int members, size_t length) {
 schedule build_barrier(const team_view &t, uint64_t seq) {
     const uint64_t signature = signature_of(kind::barrier);
     if (t.area && t.size() > 1) return node_barrier(t, seq, signature);
+    if (t.levels) return levels_barrier(t, seq, signature);
     schedule s;
     s.signature = signature;
     const int n = t.size(), me = t.rank;
@@ -55,6 +57,7 @@ schedule build_barrier(const team_view &t, uint64_t seq) {
 schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root) {
     const uint64_t signature = broadcast_signature(root, length);
     if (t.area && t.size() > 1) return node_broadcast(t, seq, signature, buffer, length, root);
+    if (t.levels && length <= node_area::slot_bytes) return levels_broadcast(t, seq, signature, buffer, length, root);
     schedule s;
     s.signature = signature;
     const int n = t.size();

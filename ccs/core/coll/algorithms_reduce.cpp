@@ -2,6 +2,7 @@
 // combination is (lower ranks' part) op (higher ranks' part) in an order
 // fixed by the team's size, so results are reproducible bit for bit.
 #include "core/coll/algorithms.hpp"
+#include "core/coll/algorithms_levels.hpp"
 #include "core/coll/algorithms_node.hpp"
 #include "core/coll/signature.hpp"
 
@@ -85,6 +86,8 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
                          const reduction &r) {
     const uint64_t signature = reduction_signature(kind::allreduce, count, r);
     if (t.area && t.size() > 1) return node_allreduce(t, seq, signature, src, dst, count, r);
+    if (t.levels && count * r.element <= node_area::slot_bytes)
+        return levels_allreduce(t, seq, signature, src, dst, count, r);
     // (REPLACE keeps rank order: the last rank's, which a ring does not.)
     if (t.size() > 2 && count >= static_cast<size_t>(t.size()) && count * r.element >= ring_allreduce_min &&
         r.acc.op != CCS_ACC_REPLACE)

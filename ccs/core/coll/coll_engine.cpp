@@ -53,9 +53,12 @@ void coll_engine::start(const team_view &t, uint64_t seq, schedule &&s, const cc
     op.plan = std::move(s);
     op.completion = completion;
     op.status = failed;
+    op.counted_in = t.levels ? &counts_.two_levels
+                    : op.plan.in_node_memory ? &counts_.in_node_memory
+                                             : &counts_.by_messages;
     if (op.plan.in_node_memory) {
         // Said before anything else this member writes for it.
-        node_area &a = *t.area;
+        node_area &a = *t.memory();
         a.mine().started[seq % 2].value.store(node_area::started_word(seq, op.plan.signature),
                                               std::memory_order_release);
         if (failed != CCS_OK) {
@@ -199,7 +202,7 @@ bool coll_engine::node_trouble(operation &op) {
         op.plan.in_node_memory = false;
         return true;
     }
-    const node_area &a = *op.team.area;
+    const node_area &a = *op.team.memory();
     const uint64_t seq = op.seq, mine = node_area::started_word(seq, op.plan.signature);
     for (int m = 0; m < a.size(); ++m) {
         const node_area::header &h = a.of(m);
@@ -216,7 +219,8 @@ bool coll_engine::node_trouble(operation &op) {
 // Member m refused its arguments for this collective or started it as
 // another: the failure is set, and said in this member's refused word too.
 void coll_engine::node_disagreement(operation &op, int m) {
-    const node_area &a = *op.team.area;
+    const node_area &a = *op.team.memory();
+    const int who = op.team.team_rank_of(m);
     const uint64_t seq = op.seq;
     const uint64_t theirs = a.of(m).started[seq % 2].value.load(std::memory_order_acquire);
     const uint64_t arrived = a.arrived(m, seq % 2);
@@ -224,10 +228,10 @@ void coll_engine::node_disagreement(operation &op, int m) {
     if (a.of(m).refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1 ||
         (node_area::started_seq(arrived) == seq && node_area::is_refusal(arrived)))
         set_failure(op, CCS_ERR_INVALID_ARG,
-                    "the collective failed at " + team_rank_text(op.team, m) + ", which refused its own arguments");
+                    "the collective failed at " + team_rank_text(op.team, who) + ", which refused its own arguments");
     else
         set_failure(op, CCS_ERR_INVALID_ARG,
-                    std::string(kind_name(mine)) + " here, but " + team_rank_text(op.team, m) + " called " +
+                    std::string(kind_name(mine)) + " here, but " + team_rank_text(op.team, who) + " called " +
                         kind_name(kind) + (kind == mine ? " with another root, size, type or op" : " at this point"));
     a.mine().refused[seq % 4].value.store(seq + 1, std::memory_order_release);
     op.plan.in_node_memory = false;
@@ -237,6 +241,10 @@ void coll_engine::set_failure(operation &op, ccs_status_t status, std::string de
     if (op.status != CCS_OK) return;
     op.status = status;
     op.detail = std::move(detail);
+    // The members on this node that wait for this one (its leader's
+    // release, its data) see it, before anything this member writes later.
+    if (node_area *a = op.team.memory())
+        a->mine().refused[op.seq % 4].value.store(op.seq + 1, std::memory_order_release);
 }
 
 int coll_engine::failed_member(const team_view &t) const {
@@ -249,13 +257,16 @@ int coll_engine::failed_member(const team_view &t) const {
 // member died after it had done its part.
 void coll_engine::finish(operation &op) {
     // One that refused its arguments wrote no data, only its counters.
-    if (op.plan.in_node_memory && op.status == CCS_OK)
-        for (int m = 0; m < op.team.size(); ++m)
-            if (op.team.area->of(m).refused[op.seq % 4].value.load(std::memory_order_acquire) == op.seq + 1) {
+    node_area *a = op.team.memory();
+    if (a && op.plan.in_node_memory && op.status == CCS_OK)
+        for (int m = 0; m < a->size(); ++m)
+            if (a->of(m).refused[op.seq % 4].value.load(std::memory_order_acquire) == op.seq + 1) {
                 node_disagreement(op, m);
                 break;
             }
-    if (op.team.area) op.team.area->finished(op.seq);
+    if (a) a->finished(op.seq);
+    ++*op.counted_in;
+    counts_.failed += op.status != CCS_OK;
     if (op.status != CCS_OK) {
         // Messages for it may still come (from members that gave up later).
         abandoned_.insert({op.team.wire_id, op.seq});

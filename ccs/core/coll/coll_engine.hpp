@@ -57,6 +57,16 @@ public:
     ccs_status_t run_now(const team_view &t, uint64_t seq, const small_in_node &call,
                          const std::function<void()> &progress);
 
+    // Collectives ended here, by how they went.
+    struct counts {
+        uint64_t by_messages = 0;     // every step by messages
+        uint64_t in_node_memory = 0;  // a team on this node, through its memory
+        uint64_t in_the_call = 0;     // of those, small blocking ones run in the call
+        uint64_t two_levels = 0;      // a team across nodes: node memory, then leaders
+        uint64_t failed = 0;
+    };
+    const counts &stats() const { return counts_; }
+
     bool busy() const { return !running_.empty(); }
     // Advances every running collective; the number that moved.
     int progress();
@@ -83,6 +93,7 @@ private:
         std::string detail;
         std::optional<std::chrono::steady_clock::time_point> give_up_at;
         uint32_t idle_checks = 0;  // polls of node memory that found nothing
+        uint64_t *counted_in = nullptr;  // which of counts_ it ends in
     };
 
     static void on_message(const ccs_am_message_t *message, void *self);
@@ -101,6 +112,7 @@ private:
     void finish(operation &op);
 
     am_engine &am_;
+    counts counts_;
     context *internal_ = nullptr;
     uint16_t handler_ = 0;
     int depth_ = 0;

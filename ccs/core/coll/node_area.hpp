@@ -60,6 +60,9 @@ public:
         // was, in one word (started_word): a member that called something
         // else is caught.
         counter started[2];
+        // Two levels: the leader's word that its node's part is done (the
+        // result in its slot), as its started_word.
+        counter released[2];
     };
     // (number + 1) above 24 bits, the signature's kind (coll/signature.hpp)
     // and 20 bits of its hash below: one store, so a reader never pairs

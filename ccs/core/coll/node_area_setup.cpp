@@ -2,7 +2,8 @@
 // its block, the blocks' keys go round the team, each member maps the
 // others' blocks through its transports, and the team agrees whether all
 // of that worked everywhere; if not, nothing is kept and the team's
-// collectives go by messages.
+// collectives go by messages. A team across nodes does it per node, for
+// its two levels (coll/algorithms_levels.cpp).
 #include "core/coll/algorithms.hpp"
 #include "core/coll/team_table.hpp"
 #include "util/error.hpp"
@@ -26,10 +27,68 @@ static_assert(sizeof(record) == record::bytes);
 }  // namespace
 
 ccs_status_t team_table::set_up_area(team &t) {
-    const int n = t.view.size(), me = t.view.rank;
+    const int n = t.view.size();
     if (n < 2) return CCS_OK;
-    for (int i = 0; i < n; ++i)
-        if (!node_memory_.near[static_cast<size_t>(t.view.job_rank(i))]) return CCS_OK;
+    const std::vector<uint32_t> &node_of = node_memory_.node_of;
+    const uint32_t here = node_of[static_cast<size_t>(rank_)];
+    // Each node's members in team-rank order, nodes by their first member.
+    std::vector<uint32_t> nodes;
+    std::vector<std::vector<int>> groups;
+    for (int i = 0; i < n; ++i) {
+        const uint32_t node = node_of[static_cast<size_t>(t.view.job_rank(i))];
+        size_t k = 0;
+        while (k < nodes.size() && nodes[k] != node) ++k;
+        if (k == nodes.size()) {
+            nodes.push_back(node);
+            groups.emplace_back();
+        }
+        groups[k].push_back(i);
+    }
+    if (nodes.size() == 1) {
+        std::shared_ptr<node_area> area;
+        const ccs_status_t st = make_area(t, t.next_seq + 2, area);
+        t.view.area = std::move(area);
+        return st;
+    }
+    auto levels = std::make_shared<two_levels>();
+    size_t mine = 0;
+    while (nodes[mine] != here) ++mine;
+    levels->group = groups[mine];
+    for (size_t k = 0; k < groups.size(); ++k) {
+        if (groups[k][0] == t.view.rank) levels->leader_index = static_cast<int>(k);
+        levels->leaders.push_back(groups[k][0]);
+        for (int member : groups[k]) {
+            levels->node_leader.resize(static_cast<size_t>(n));
+            levels->node_leader[static_cast<size_t>(member)] = static_cast<int>(k);
+        }
+        if (k == mine)
+            for (size_t j = 0; j < groups[k].size(); ++j)
+                if (groups[k][j] == t.view.rank) levels->index = static_cast<int>(j);
+    }
+    // This node's members make their memory among themselves (their own
+    // wire id), then the whole team agrees that every node's worked.
+    uint64_t ok = 1;
+    if (levels->group.size() > 1) {
+        team node;
+        node.view.wire_id = t.view.wire_id | (static_cast<uint64_t>(mine + 1) << 48);
+        std::vector<int> members;
+        for (int member : levels->group) members.push_back(t.view.job_rank(member));
+        node.view.members = std::make_shared<const std::vector<int>>(std::move(members));
+        node.view.rank = levels->index;
+        const ccs_status_t st = make_area(node, t.next_seq + 1, levels->area);
+        if (st != CCS_OK) return st;
+        ok = levels->area != nullptr;
+    }
+    uint64_t all_ok = 0;
+    const reduction min = make_reduction(CCS_ACC_MIN, CCS_ACC_UINT64);
+    const ccs_status_t st = run(t, build_allreduce(t.view, t.next_seq, reinterpret_cast<const uint8_t *>(&ok),
+                                                   reinterpret_cast<uint8_t *>(&all_ok), 1, min));
+    if (st == CCS_OK && all_ok) t.view.levels = std::move(levels);
+    return st;
+}
+
+ccs_status_t team_table::make_area(team &t, uint64_t first_seq, std::shared_ptr<node_area> &out) {
+    const int n = t.view.size(), me = t.view.rank;
     memory_registry &memory = node_memory_.memory;
     rma_engine &rma = node_memory_.rma;
     // 1: this member's block and key.
@@ -86,7 +145,7 @@ ccs_status_t team_table::set_up_area(team &t) {
         release();
         return st;
     }
-    t.view.area = std::make_shared<node_area>(std::move(blocks), me, t.next_seq, release);
+    out = std::make_shared<node_area>(std::move(blocks), me, first_seq, release);
     return CCS_OK;
 }
 

@@ -78,6 +78,9 @@ ccs_status_t coll_engine::run_now(const team_view &t, uint64_t seq, const small_
                 break;
             }
     a.finished(seq);
+    ++counts_.in_node_memory;
+    ++counts_.in_the_call;
+    counts_.failed += op.status != CCS_OK;
     if (op.status == CCS_OK) return CCS_OK;
     return fail(op.status, std::string("ccs_team_") + kind_name(static_cast<uint64_t>(call.what)) + ": " + op.detail);
 }

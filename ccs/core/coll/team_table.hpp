@@ -26,12 +26,12 @@ public:
     static constexpr uint64_t first_made_id = 65536;
 
     // Where node memory for a team comes from: shareable allocations, keys
-    // and the transports' mappings of node peers' memory (`near`: which
-    // job ranks are on this node).
+    // and the transports' mappings of node peers' memory (`node_of`: each
+    // job rank's node).
     struct node_memory {
         memory_registry &memory;
         rma_engine &rma;
-        std::vector<bool> near;
+        std::vector<uint32_t> node_of;
     };
 
     // `progress`: one pass of the runtime's progress (with back-off).
@@ -75,6 +75,10 @@ private:
     // this node and every transport between them maps it; without, its
     // collectives all go by messages (node_area_setup.cpp).
     ccs_status_t set_up_area(team &t);
+    // Collective over `t`, all on this node: every member's block mapped
+    // here, numbered from collective `first_seq` of the team that uses it;
+    // `out` stays null where that did not work for every member.
+    ccs_status_t make_area(team &t, uint64_t first_seq, std::shared_ptr<node_area> &out);
 
     coll_engine &engine_;
     node_memory node_memory_;

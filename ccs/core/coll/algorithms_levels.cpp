@@ -1,0 +1,181 @@
+// Collectives of a team across nodes in two levels (coll/team.hpp
+// two_levels): the members on each node meet in their node memory, where
+// the node's leader (its first member) gathers what they bring; the
+// leaders run the message algorithm among themselves; each leader hands
+// the outcome back through its node memory. Small ones only (up to a
+// slot); larger ones go by messages among all members.
+//
+// Node memory protocol, as for a team on one node (algorithms_node.cpp):
+// a member's data in its slot of the collective's parity, then its arrive
+// word; the leader's outcome in its own slot, then its released word.
+#include "core/coll/algorithms_levels.hpp"
+
+#include "core/coll/algorithms_node.hpp"
+
+#include <cstring>
+
+namespace ccs::coll {
+
+namespace {
+
+// The leaders as a team of their own, for the message algorithms.
+team_view leaders_view(const team_view &t) {
+    const two_levels &l = *t.levels;
+    std::vector<int> members;
+    for (int leader : l.leaders) members.push_back(t.job_rank(leader));
+    team_view v;
+    v.wire_id = t.wire_id;
+    v.members = std::make_shared<const std::vector<int>>(std::move(members));
+    v.rank = l.leader_index;
+    return v;
+}
+
+// Appends the leaders' schedule to `s`: its peers become team ranks, its
+// tags move past the node rounds'.
+void append_leaders(schedule &s, schedule &&leaders, const two_levels &l) {
+    constexpr uint32_t leader_tags = 1u << 16;
+    for (schedule::round &r : leaders.rounds) {
+        for (auto &send : r.sends) send.peer = l.leaders[static_cast<size_t>(send.peer)];
+        for (auto &receive : r.receives) receive.peer = l.leaders[static_cast<size_t>(receive.peer)];
+        r.tag += leader_tags;
+        s.rounds.push_back(std::move(r));
+    }
+    for (auto &bytes : leaders.scratch) s.scratch.push_back(std::move(bytes));
+}
+
+// > 0 once `member`'s word of `which` (arrive or released) says it reached
+// collective `seq`; -1 - member where it did as something else.
+int reached(const node_area *a, int member, uint64_t seq, uint64_t word, bool released) {
+    const uint64_t theirs = released ? a->of(member).released[seq % 2].value.load(std::memory_order_acquire)
+                                     : a->arrived(member, seq % 2);
+    if (theirs < ((seq + 1) << 24)) return 0;
+    return theirs == word || node_area::started_seq(theirs) != seq ? 1 : -1 - member;
+}
+
+int all_arrived(const node_area *a, uint64_t seq, uint64_t word) {
+    const int m = a->arrivals(seq, word);
+    return m == a->size() ? 1 : m < 0 ? 0 : -1 - m;
+}
+
+void release(node_area *a, uint64_t seq, uint64_t word) {
+    a->mine().released[seq % 2].value.store(word, std::memory_order_release);
+}
+
+schedule level_schedule(const team_view &t, uint64_t signature) {
+    schedule s;
+    s.signature = signature;
+    s.in_node_memory = t.levels->area != nullptr;
+    return s;
+}
+
+}  // namespace
+
+schedule levels_barrier(const team_view &t, uint64_t seq, uint64_t signature) {
+    const two_levels &l = *t.levels;
+    schedule s = level_schedule(t, signature);
+    node_area *a = l.area.get();
+    const uint64_t word = node_area::started_word(seq, signature);
+    if (a) {
+        s.add_round(0).step = [a, seq, word] { a->arrive(seq, word); };
+        if (l.leader_index < 0) {
+            s.add_round(1).ready = [a, seq, word] { return reached(a, 0, seq, word, true); };
+            return s;
+        }
+        s.add_round(1).ready = [a, seq, word] { return all_arrived(a, seq, word); };
+    }
+    append_leaders(s, build_barrier(leaders_view(t), seq), l);
+    if (a) s.add_round(2).step = [a, seq, word] { release(a, seq, word); };
+    return s;
+}
+
+schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
+                          int root) {
+    const two_levels &l = *t.levels;
+    schedule s = level_schedule(t, signature);
+    node_area *a = l.area.get();
+    const uint64_t word = node_area::started_word(seq, signature);
+    const bool root_here = l.node_leader[static_cast<size_t>(root)] == l.node_leader[static_cast<size_t>(t.rank)];
+    const bool leader = l.leader_index >= 0;
+    // On the root's node, a root that does not lead hands its data to its
+    // leader first.
+    if (root_here && !leader && t.rank == root) {
+        auto &r = s.add_round(0);
+        r.ready = [a, seq] { return a->slot_free(seq) ? 1 : 0; };
+        r.step = [a, seq, word, buffer, length] {
+            if (buffer && length) std::memcpy(a->slot(a->rank(), seq, length), buffer, length);
+            a->arrive(seq, word);
+        };
+        return s;
+    }
+    if (leader) {
+        if (root_here && t.rank != root) {
+            int root_index = 0;
+            while (l.group[static_cast<size_t>(root_index)] != root) ++root_index;
+            auto &r = s.add_round(0);
+            r.ready = [a, seq, word, root_index] { return reached(a, root_index, seq, word, false); };
+            r.step = [a, seq, buffer, length, root_index] {
+                if (buffer && length) std::memcpy(buffer, a->slot(root_index, seq, length), length);
+            };
+        }
+        append_leaders(s, build_broadcast(leaders_view(t), seq, buffer, length, l.node_leader[static_cast<size_t>(root)]),
+                       l);
+        if (a) {
+            auto &r = s.add_round(1);
+            r.ready = [a, seq] { return a->slot_free(seq) ? 1 : 0; };
+            r.step = [a, seq, word, buffer, length] {
+                if (buffer && length) std::memcpy(a->slot(a->rank(), seq, length), buffer, length);
+                release(a, seq, word);
+            };
+        }
+        return s;
+    }
+    auto &r = s.add_round(1);
+    r.ready = [a, seq, word] { return reached(a, 0, seq, word, true); };
+    r.step = [a, seq, buffer, length] {
+        if (buffer && length) std::memcpy(buffer, a->slot(0, seq, length), length);
+    };
+    return s;
+}
+
+schedule levels_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                          size_t count, const reduction &r) {
+    const two_levels &l = *t.levels;
+    schedule s = level_schedule(t, signature);
+    node_area *a = l.area.get();
+    const uint64_t word = node_area::started_word(seq, signature);
+    const size_t bytes = count * r.element;
+    if (a) {
+        auto &fill = s.add_round(0);
+        fill.ready = [a, seq] { return a->slot_free(seq) ? 1 : 0; };
+        fill.step = [a, seq, word, src, bytes] {
+            if (src && bytes) std::memcpy(a->slot(a->rank(), seq, bytes), src, bytes);
+            a->arrive(seq, word);
+        };
+    }
+    if (l.leader_index < 0) {
+        auto &take = s.add_round(1);
+        take.ready = [a, seq, word] { return reached(a, 0, seq, word, true); };
+        take.step = [a, seq, dst, bytes] {
+            if (dst && bytes) std::memcpy(dst, a->slot(0, seq, bytes), bytes);
+        };
+        return s;
+    }
+    if (a) {
+        // The node's part, combined in team-rank order, in dst.
+        auto &gather = s.add_round(1);
+        gather.ready = [a, seq, word] { return all_arrived(a, seq, word); };
+        gather.step = [a, seq, r, dst, bytes] { combine_slots(*a, seq, r, dst, bytes); };
+        append_leaders(s, build_allreduce(leaders_view(t), seq, dst, dst, count, r), l);
+        auto &hand = s.add_round(2);
+        hand.step = [a, seq, word, dst, bytes] {
+            // This leader's own data in its slot is combined already.
+            if (dst && bytes) std::memcpy(a->slot(a->rank(), seq, bytes), dst, bytes);
+            release(a, seq, word);
+        };
+    } else {
+        append_leaders(s, build_allreduce(leaders_view(t), seq, src, dst, count, r), l);
+    }
+    return s;
+}
+
+}  // namespace ccs::coll
