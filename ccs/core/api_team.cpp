@@ -40,6 +40,20 @@ ccs_status_t make_team(const char *call, ccs_team_t parent_handle, ccs_status_t 
     return st;
 }
 
+// ccs_team_rank and ccs_team_size: one number of a live team.
+template <typename Number>
+ccs_status_t team_number(const char *call, ccs_team_t handle, int *out, Number number) {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = nullptr;
+        ccs_status_t st = CCS_OK;
+        const coll::team *t = lookup(call, handle, rt, st);
+        if (!t) return st;
+        if (!out) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": the result pointer is NULL");
+        *out = number(*t);
+        return CCS_OK;
+    });
+}
+
 }  // namespace
 
 extern "C" {
@@ -130,27 +144,11 @@ ccs_status_t ccs_team_destroy(ccs_team_t team) {
 }
 
 ccs_status_t ccs_team_rank(ccs_team_t team, int *rank) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        ccs_status_t st = CCS_OK;
-        const coll::team *t = lookup("ccs_team_rank", team, rt, st);
-        if (!t) return st;
-        if (!rank) return fail(CCS_ERR_INVALID_ARG, "ccs_team_rank: rank is NULL");
-        *rank = t->view.rank;
-        return CCS_OK;
-    });
+    return team_number("ccs_team_rank", team, rank, [](const coll::team &t) { return t.view.rank; });
 }
 
 ccs_status_t ccs_team_size(ccs_team_t team, int *size) {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = nullptr;
-        ccs_status_t st = CCS_OK;
-        const coll::team *t = lookup("ccs_team_size", team, rt, st);
-        if (!t) return st;
-        if (!size) return fail(CCS_ERR_INVALID_ARG, "ccs_team_size: size is NULL");
-        *size = t->view.size();
-        return CCS_OK;
-    });
+    return team_number("ccs_team_size", team, size, [](const coll::team &t) { return t.view.size(); });
 }
 
 ccs_status_t ccs_team_translate(ccs_team_t from, int rank, ccs_team_t to, int *to_rank) {

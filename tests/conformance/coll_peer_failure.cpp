@@ -4,6 +4,8 @@
 // CCS_ERR_PEER_FAILED within bounded time, blocking and nonblocking alike,
 // also where it had taken part in the first rounds; and keep using a team
 // of survivors made before the death.
+#include "failure_job.hpp"
+
 #include <ccs/coll.h>
 
 #include <chrono>
@@ -14,15 +16,6 @@
 namespace {
 
 constexpr int victim = 1;
-int failures = 0;
-
-#define CHECK(cond)                                                                               \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            ++failures;                                                                           \
-            std::printf("check failed at line %d: %s (%s)\n", __LINE__, #cond, ccs_last_error()); \
-        }                                                                                         \
-    } while (0)
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -31,14 +24,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main() {
-    if (ccs_init(nullptr) != CCS_OK) return 1;
-    int rank = -1, size = 0;
-    ccs_rank(&rank);
-    ccs_size(&size);
-    if (size != 3) {
-        std::printf("needs 3 processes\n");
-        return 1;
-    }
+    int rank = -1;
+    if (!failure_job::start(rank)) return 1;
     const int survivors_list[2] = {0, 2};
     ccs_team_t survivors{};
     CHECK(ccs_team_create(CCS_TEAM_WORLD, survivors_list, 2, &survivors) == CCS_OK);
@@ -92,7 +79,7 @@ int main() {
     CHECK(ccs_team_destroy(survivors) == CCS_OK);
     CHECK(ccs_finalize() == CCS_ERR_PEER_FAILED);
     std::printf("rank %d: collectives ended %.2f s after the death; %s\n", rank, seconds_since(t0),
-                failures ? "SURVIVOR FAILED" : "survivor ok");
+                failure_job::failures ? "SURVIVOR FAILED" : "survivor ok");
     std::fflush(stdout);
-    return failures ? 1 : 0;
+    return failure_job::failures ? 1 : 0;
 }

@@ -6,6 +6,8 @@
 // explicit keys of memory the dead process shared with them), end a
 // ccs_wait_until for a flag only it would set, and keep talking to each
 // other.
+#include "failure_job.hpp"
+
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
 
@@ -32,7 +34,6 @@ struct state {
     int shared_known = 0;
 } g;
 uint64_t g_window[8];
-int failures = 0;
 
 void on_message(const ccs_am_message_t *m, void *) {
     if (m->source == victim) ++g.received_from_victim;
@@ -55,14 +56,6 @@ void on_error(ccs_context_t, ccs_status_t st, int peer, const char *, void *) {
     g.failed_peer = peer;
 }
 
-#define CHECK(cond)                                                                               \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            ++failures;                                                                           \
-            std::printf("check failed at line %d: %s (%s)\n", __LINE__, #cond, ccs_last_error()); \
-        }                                                                                         \
-    } while (0)
-
 template <typename Done>
 bool progress_for(double seconds, Done done) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -73,14 +66,9 @@ bool progress_for(double seconds, Done done) {
 }  // namespace
 
 int main() {
-    if (ccs_init(nullptr) != CCS_OK) return 1;
-    int rank = -1, size = 0;
-    ccs_rank(&rank);
-    ccs_size(&size);
-    if (size != 3) {
-        std::printf("needs 3 processes\n");
-        return 1;
-    }
+    int rank = -1;
+    if (!failure_job::start(rank)) return 1;
+    const int size = 3;
     const ccs_am_handler_entry_t h[3] = {{1, on_message, nullptr}, {2, on_window, nullptr}, {3, on_shared, nullptr}};
     const ccs_context_params_t params{sizeof params, 0, "fault", h, 3};
     ccs_context_t ctx;
@@ -161,7 +149,7 @@ int main() {
     // Finalize cannot complete its closing barrier, but returns.
     CHECK(ccs_finalize() == CCS_ERR_PEER_FAILED);
     std::printf("rank %d: failure of rank %d seen after %.2f s; %s\n", rank, victim, detect_s,
-                failures ? "SURVIVOR FAILED" : "survivor ok");
+                failure_job::failures ? "SURVIVOR FAILED" : "survivor ok");
     std::fflush(stdout);  // said even if something at exit aborts later
-    return failures ? 1 : 0;
+    return failure_job::failures ? 1 : 0;
 }

@@ -1,7 +1,6 @@
 // Collectives that move data without combining it: barrier, broadcast,
 // gather, allgather, alltoall.
 #include "core/coll/algorithms.hpp"
-#include "core/coll/algorithms_levels.hpp"
 #include "core/coll/algorithms_node.hpp"
 #include "core/coll/signature.hpp"
 

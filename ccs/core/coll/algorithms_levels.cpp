@@ -8,8 +8,6 @@
 // Node memory protocol, as for a team on one node (algorithms_node.cpp):
 // a member's data in its slot of the collective's parity, then its arrive
 // word; the leader's outcome in its own slot, then its released word.
-#include "core/coll/algorithms_levels.hpp"
-
 #include "core/coll/algorithms_node.hpp"
 
 #include <cstring>

@@ -1,6 +1,6 @@
-// The collectives of a team all on one node, through its shared memory
-// (coll/node_area.hpp); the algorithms (coll/algorithms.hpp) choose them
-// where the team has such memory. `seq`: the collective's number in its
+// The collectives through node memory (coll/node_area.hpp): of a team all
+// on one node, and of a team across nodes in two levels; the algorithms
+// (coll/algorithms.hpp) choose them where the team has such memory. `seq`: the collective's number in its
 // team; `signature`: what it is (coll/signature.hpp).
 #pragma once
 
@@ -13,6 +13,14 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
                         int root);
 schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                         size_t count, const reduction &r);
+
+// The small ones of a team across nodes, in two levels: node memory on
+// each node, messages among one leader per node (algorithms_levels.cpp).
+schedule levels_barrier(const team_view &t, uint64_t seq, uint64_t signature);
+schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
+                          int root);
+schedule levels_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                          size_t count, const reduction &r);
 
 // dst = every member's slot of collective `seq` combined in rank order.
 void combine_slots(const node_area &a, uint64_t seq, const reduction &r, uint8_t *dst, size_t bytes);

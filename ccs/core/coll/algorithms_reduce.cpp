@@ -2,7 +2,6 @@
 // combination is (lower ranks' part) op (higher ranks' part) in an order
 // fixed by the team's size, so results are reproducible bit for bit.
 #include "core/coll/algorithms.hpp"
-#include "core/coll/algorithms_levels.hpp"
 #include "core/coll/algorithms_node.hpp"
 #include "core/coll/signature.hpp"
 
