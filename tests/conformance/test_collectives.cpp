@@ -64,7 +64,7 @@ void check_allreduce(ccs_team_t team, int type, size_t count) {
         // In place.
         std::vector<T> inout = src;
         CCS_ASSERT_OK(ccs_team_allreduce(team, inout.data(), inout.data(), count, type, op, nullptr));
-        EXPECT_EQ(std::memcmp(inout.data(), dst.data(), count * sizeof(T)), 0);
+        EXPECT_TRUE(count == 0 || std::memcmp(inout.data(), dst.data(), count * sizeof(T)) == 0);
     }
 }
 

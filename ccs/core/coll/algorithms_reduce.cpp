@@ -24,6 +24,7 @@ namespace {
 // combine into their left operand, and MIN, MAX and NaNs are not
 // symmetric bit for bit.
 void combine_into_right(const reduction &r, const uint8_t *left, uint8_t *right, uint8_t *work, size_t bytes) {
+    if (!bytes) return;  // (and right may be null)
     std::memcpy(work, left, bytes);
     apply_accumulate(r.acc, work, right, bytes, nullptr);
     std::memcpy(right, work, bytes);
@@ -188,7 +189,7 @@ schedule build_scan(const team_view &t, const uint8_t *src, uint8_t *dst, size_t
         round.step = [r, in, prefix, dst, work, bytes, exclusive, started] {
             if (exclusive) {
                 if (*started) combine_into_right(r, in, dst, work, bytes);
-                else std::memcpy(dst, in, bytes);
+                else if (bytes) std::memcpy(dst, in, bytes);
                 *started = true;
             }
             combine_into_right(r, in, prefix, work, bytes);

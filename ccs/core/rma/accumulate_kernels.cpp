@@ -57,6 +57,7 @@ kernel widest() {
 // The loops are memory-bound at 64 KiB and more, compute-bound below,
 // where AVX-512 does 8 doubles an instruction to the baseline's 2.
 void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old) {
+    if (!bytes) return;  // (the buffers of an empty reduction may be null)
     static const kernel chosen = widest();
     chosen(a, dst, src, bytes, old);
 }
