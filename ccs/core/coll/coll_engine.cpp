@@ -62,7 +62,7 @@ void coll_engine::start(const team_view &t, uint64_t seq, schedule &&s, const cc
         a.mine().started[seq % 2].value.store(node_area::started_word(seq, op.plan.signature),
                                               std::memory_order_release);
         if (failed != CCS_OK) {
-            a.mine().refused[seq % 4].value.store(seq + 1, std::memory_order_release);
+            a.fail(seq, failed);
             a.arrive(seq, node_area::refused_word(seq));
             op.plan.in_node_memory = false;  // it waits for nothing more
         }
@@ -192,7 +192,7 @@ bool coll_engine::take(operation &op, size_t i) {
 
 // What a member that died, refused its arguments or called another
 // collective would have written never comes: the collective ends here
-// (and, through this member's refused word, at the members waiting for it).
+// (and, through this member's failed word, at the members waiting for it).
 bool coll_engine::node_trouble(operation &op) {
     // Looked for now and then: it reads lines the others write.
     if (++op.idle_checks % 64 != 0) return false;
@@ -207,8 +207,7 @@ bool coll_engine::node_trouble(operation &op) {
     for (int m = 0; m < a.size(); ++m) {
         const node_area::header &h = a.of(m);
         const uint64_t theirs = h.started[seq % 2].value.load(std::memory_order_acquire);
-        if (h.refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1 ||
-            (node_area::started_seq(theirs) == seq && theirs != mine)) {
+        if (a.failed_at(m, seq) != CCS_OK || (node_area::started_seq(theirs) == seq && theirs != mine)) {
             node_disagreement(op, m);
             return true;
         }
@@ -216,8 +215,9 @@ bool coll_engine::node_trouble(operation &op) {
     return false;
 }
 
-// Member m refused its arguments for this collective or started it as
-// another: the failure is set, and said in this member's refused word too.
+// Member m failed this collective, refused its arguments for it or
+// started it as another: the failure is set here too (and so said in this
+// member's failed word).
 void coll_engine::node_disagreement(operation &op, int m) {
     const node_area &a = *op.team.memory();
     const int who = op.team.team_rank_of(m);
@@ -225,15 +225,17 @@ void coll_engine::node_disagreement(operation &op, int m) {
     const uint64_t theirs = a.of(m).started[seq % 2].value.load(std::memory_order_acquire);
     const uint64_t arrived = a.arrived(m, seq % 2);
     const uint64_t mine = op.plan.signature >> 56, kind = node_area::started_kind(theirs);
-    if (a.of(m).refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1 ||
-        (node_area::started_seq(arrived) == seq && node_area::is_refusal(arrived)))
+    const ccs_status_t failed = a.failed_at(m, seq);
+    if (node_area::started_seq(arrived) == seq && node_area::is_refusal(arrived))
         set_failure(op, CCS_ERR_INVALID_ARG,
                     "the collective failed at " + team_rank_text(op.team, who) + ", which refused its own arguments");
+    else if (failed != CCS_OK)
+        set_failure(op, failed, "the collective failed at " + team_rank_text(op.team, who) + " (" +
+                                    ccs_strerror(failed) + ")");
     else
         set_failure(op, CCS_ERR_INVALID_ARG,
                     std::string(kind_name(mine)) + " here, but " + team_rank_text(op.team, who) + " called " +
                         kind_name(kind) + (kind == mine ? " with another root, size, type or op" : " at this point"));
-    a.mine().refused[seq % 4].value.store(seq + 1, std::memory_order_release);
     op.plan.in_node_memory = false;
 }
 
@@ -243,8 +245,7 @@ void coll_engine::set_failure(operation &op, ccs_status_t status, std::string de
     op.detail = std::move(detail);
     // The members on this node that wait for this one (its leader's
     // release, its data) see it, before anything this member writes later.
-    if (node_area *a = op.team.memory())
-        a->mine().refused[op.seq % 4].value.store(op.seq + 1, std::memory_order_release);
+    if (node_area *a = op.team.memory()) a->fail(op.seq, status);
 }
 
 int coll_engine::failed_member(const team_view &t) const {
@@ -256,11 +257,11 @@ int coll_engine::failed_member(const team_view &t) const {
 // A collective that got everything it needed here succeeded, even if a
 // member died after it had done its part.
 void coll_engine::finish(operation &op) {
-    // One that refused its arguments wrote no data, only its counters.
+    // One that failed (refused its arguments, say) wrote no data, only its counters.
     node_area *a = op.team.memory();
     if (a && op.plan.in_node_memory && op.status == CCS_OK)
         for (int m = 0; m < a->size(); ++m)
-            if (a->of(m).refused[op.seq % 4].value.load(std::memory_order_acquire) == op.seq + 1) {
+            if (a->failed_at(m, op.seq) != CCS_OK) {
                 node_disagreement(op, m);
                 break;
             }

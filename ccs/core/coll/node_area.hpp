@@ -13,6 +13,8 @@
 // 2), refilled once every member consumed the chunk two before.
 #pragma once
 
+#include <ccs/ccs.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -52,10 +54,10 @@ public:
         counter posted;     // large: chunks this member put in its chunk buffers
         counter reduced;    // large: chunks whose portion this member combined
         counter consumed;   // large: chunks this member finished with
-        // Collective number + 1 of one this member refused its own
-        // arguments for (by number % 4): it took part without data, and
-        // the others end it with an error, not with its garbage.
-        counter refused[4];
+        // A collective (by number % 4) that failed at this member, and
+        // how (failed_word): the members that wait for what it would have
+        // written, or would combine its garbage, end it with that status.
+        counter failed[4];
         // The collective of each parity this member started and what it
         // was, in one word (started_word): a member that called something
         // else is caught.
@@ -72,6 +74,16 @@ public:
     }
     static uint64_t started_seq(uint64_t word) { return (word >> 24) - 1; }
     static uint64_t started_kind(uint64_t word) { return word >> 20 & 0xf; }
+    static uint64_t failed_word(uint64_t seq, ccs_status_t status) { return (seq + 1) << 8 | (status & 0xff); }
+    // Whether `member` failed collective `seq`: its status, else CCS_OK.
+    ccs_status_t failed_at(int member, uint64_t seq) const {
+        const uint64_t word = of(member).failed[seq % 4].value.load(std::memory_order_acquire);
+        return word >> 8 == seq + 1 ? static_cast<ccs_status_t>(word & 0xff) : CCS_OK;
+    }
+    void fail(uint64_t seq, ccs_status_t status) const {
+        mine().failed[seq % 4].value.store(failed_word(seq, status), std::memory_order_release);
+    }
+
     // What a member that refused its own arguments says instead (no kind
     // has the number 15).
     static uint64_t refused_word(uint64_t seq) { return ((seq + 1) << 24) | 0xffffff; }

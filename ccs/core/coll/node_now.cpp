@@ -71,9 +71,9 @@ ccs_status_t coll_engine::run_now(const team_view &t, uint64_t seq, const small_
             }
         }
     }
-    if (ok)  // one that refused its arguments wrote no data, only its counters
+    if (ok)  // one that failed (refused its arguments) wrote no data, only its counters
         for (int m = 0; m < a.size(); ++m)
-            if (a.of(m).refused[seq % 4].value.load(std::memory_order_acquire) == seq + 1) {
+            if (a.failed_at(m, seq) != CCS_OK) {
                 node_disagreement(op, m);
                 break;
             }
