@@ -106,8 +106,8 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
 
 // Small: every member puts its data in its slot and combines all slots in
 // rank order itself. Large, chunk by chunk: every member puts its chunk in
-// its buffer, combines one portion of the chunk across all buffers (in
-// rank order) back into its own buffer, then copies every portion out.
+// its buffer; member j combines portion j across all buffers (in rank
+// order) into member 0's; everyone copies every portion out of it.
 schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                         size_t count, const reduction &r) {
     schedule s = node_schedule(signature);
@@ -130,7 +130,6 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
     const size_t per_chunk = node_area::chunk_bytes / r.element;  // elements
     const uint64_t chunks = (count + per_chunk - 1) / per_chunk;
     const uint64_t first = a->take_chunks(chunks);
-    uint8_t *work = s.scratch_bytes(node_area::chunk_bytes);
     const int me = t.rank;
     for (uint64_t k = 0; k < chunks; ++k) {
         const uint64_t c = first + k;
@@ -154,12 +153,11 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
         combine.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.posted; }, c + 1) ? 1 : 0; };
         const std::pair<size_t, size_t> own = portion(me);
         const size_t mine_at = own.first, mine_length = own.second;
-        combine.step = [a, c, n, r, work, mine_at, mine_length] {
-            if (mine_length) {
-                std::memcpy(work, a->chunk(0, c) + mine_at, mine_length);
-                for (int j = 1; j < n; ++j) apply_accumulate(r.acc, work, a->chunk(j, c) + mine_at, mine_length, nullptr);
-                std::memcpy(a->chunk(a->rank(), c) + mine_at, work, mine_length);
-            }
+        // Into member 0's buffer, whose portion j only member j touches:
+        // rank order with no copy.
+        combine.step = [a, c, n, r, mine_at, mine_length] {
+            uint8_t *into = a->chunk(0, c) + mine_at;
+            for (int j = 1; j < n; ++j) apply_accumulate(r.acc, into, a->chunk(j, c) + mine_at, mine_length, nullptr);
             publish(a->mine().reduced, c + 1);
         };
         auto &drain = s.add_round(static_cast<uint32_t>(3 * k + 2));
@@ -168,7 +166,7 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
         for (int j = 0; j < n; ++j) portions.push_back(portion(j));
         drain.step = [a, c, dst, at, portions] {
             for (size_t j = 0; j < portions.size(); ++j)
-                copy(dst ? dst + at + portions[j].first : nullptr, a->chunk(static_cast<int>(j), c) + portions[j].first,
+                copy(dst ? dst + at + portions[j].first : nullptr, a->chunk(0, c) + portions[j].first,
                      portions[j].second);
             publish(a->mine().consumed, c + 1);
         };
