@@ -26,13 +26,10 @@ coll::team *lookup(const char *call, ccs_team_t handle, runtime *&rt, ccs_status
 
 // The common part of the two ways to make a team: every member of the
 // parent takes part, its own arguments good or not (`local`).
-ccs_status_t make_team(const char *call, ccs_team_t parent_handle, ccs_status_t local, const std::vector<int> &ranks,
-                       ccs_team_t *out) {
-    runtime *rt = nullptr;
-    ccs_status_t st = CCS_OK;
-    coll::team *parent = lookup(call, parent_handle, rt, st);
-    if (!parent) return st;
-    if ((st = check_not_in_callback(*rt, call)) != CCS_OK) return st;
+ccs_status_t make_team(const char *call, runtime *rt, coll::team *parent, ccs_status_t local,
+                       const std::vector<int> &ranks, ccs_team_t *out) {
+    ccs_status_t st = check_not_in_callback(*rt, call);
+    if (st != CCS_OK) return st;
     if (local == CCS_OK && !out) local = fail(CCS_ERR_INVALID_ARG, std::string(call) + ": team is NULL");
     uint64_t handle = 0;
     st = rt->teams().create(call, *parent, local, ranks, handle);
@@ -78,7 +75,7 @@ ccs_status_t ccs_team_split_strided(ccs_team_t parent, int start, int stride, in
         const char *call = "ccs_team_split_strided";
         runtime *rt = nullptr;
         ccs_status_t st = CCS_OK;
-        const coll::team *p = lookup(call, parent, rt, st);
+        coll::team *p = lookup(call, parent, rt, st);
         if (!p) return st;
         const int64_t n = p->view.size();
         const int64_t last = static_cast<int64_t>(start) + static_cast<int64_t>(stride) * (size - 1);
@@ -98,7 +95,7 @@ ccs_status_t ccs_team_split_strided(ccs_team_t parent, int start, int stride, in
                                                    std::to_string(n));
         else
             for (int i = 0; i < size; ++i) ranks.push_back(start + i * stride);
-        return make_team(call, parent, local, ranks, team);
+        return make_team(call, rt, p, local, ranks, team);
     });
 }
 
@@ -107,7 +104,7 @@ ccs_status_t ccs_team_create(ccs_team_t parent, const int *ranks, int count, ccs
         const char *call = "ccs_team_create";
         runtime *rt = nullptr;
         ccs_status_t st = CCS_OK;
-        const coll::team *p = lookup(call, parent, rt, st);
+        coll::team *p = lookup(call, parent, rt, st);
         if (!p) return st;
         const int n = p->view.size();
         ccs_status_t local = CCS_OK;
@@ -130,7 +127,7 @@ ccs_status_t ccs_team_create(ccs_team_t parent, const int *ranks, int count, ccs
             }
             if (local == CCS_OK) list.assign(ranks, ranks + count);
         }
-        return make_team(call, parent, local, list, team);
+        return make_team(call, rt, p, local, list, team);
     });
 }
 

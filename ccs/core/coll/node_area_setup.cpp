@@ -54,13 +54,11 @@ ccs_status_t team_table::set_up_area(team &t) {
     size_t mine = 0;
     while (nodes[mine] != here) ++mine;
     levels->group = groups[mine];
+    levels->node_leader.resize(static_cast<size_t>(n));
     for (size_t k = 0; k < groups.size(); ++k) {
         if (groups[k][0] == t.view.rank) levels->leader_index = static_cast<int>(k);
         levels->leaders.push_back(groups[k][0]);
-        for (int member : groups[k]) {
-            levels->node_leader.resize(static_cast<size_t>(n));
-            levels->node_leader[static_cast<size_t>(member)] = static_cast<int>(k);
-        }
+        for (int member : groups[k]) levels->node_leader[static_cast<size_t>(member)] = static_cast<int>(k);
         if (k == mine)
             for (size_t j = 0; j < groups[k].size(); ++j)
                 if (groups[k][j] == t.view.rank) levels->index = static_cast<int>(j);
