@@ -2,13 +2,16 @@
  * with -DCOLL_BENCH_MPI against Debian's Open MPI and MPICH by
  * perf/compare_collectives.sh), so both are timed by the same loop:
  * barrier, 8-byte allreduce (one double, sum), 1 MiB allreduce (doubles,
- * sum), 1 MiB broadcast from rank 0. Each process times its iterations
+ * sum), 1 MiB broadcast from rank 0; and, not run by default, 8-byte
+ * reduce to rank 0, allgather of 8 bytes and of 64 KiB from each process
+ * and alltoall of 1 KiB per pair. Each process times its iterations
  * after a warm-up (about half a second's worth, as rank 0 measured them);
  * printed is the mean over processes of each one's
  * microseconds per call (OSU's "Avg Latency"), one line per test:
  *   <test> <bytes> <microseconds>
- *   usage: coll_bench [test ...]   (barrier allreduce8 allreduce1m bcast1m;
- *                                   default all) */
+ *   usage: coll_bench [test ...]   (barrier allreduce8 allreduce1m bcast1m
+ *                                   reduce8 allgather8 allgather64k alltoall1k;
+ *                                   default the first four) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,15 @@ static void allreduce(const double *src, double *dst, size_t n) {
     MPI_Allreduce(src, dst, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 static void broadcast(void *buf, size_t bytes) { MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void reduce(const double *src, double *dst, size_t n) {
+    MPI_Reduce(src, dst, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+}
+static void allgather(const void *src, size_t bytes, void *dst) {
+    MPI_Allgather(src, (int)bytes, MPI_BYTE, dst, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
+static void alltoall(const void *src, size_t bytes, void *dst) {
+    MPI_Alltoall(src, (int)bytes, MPI_BYTE, dst, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
 #else
 #include <ccs/coll.h>
 static void check(ccs_status_t st) {
@@ -47,6 +59,15 @@ static void allreduce(const double *src, double *dst, size_t n) {
     check(ccs_team_allreduce(CCS_TEAM_WORLD, src, dst, n, CCS_ACC_DOUBLE, CCS_ACC_SUM, NULL));
 }
 static void broadcast(void *buf, size_t bytes) { check(ccs_team_broadcast(CCS_TEAM_WORLD, buf, bytes, 0, NULL)); }
+static void reduce(const double *src, double *dst, size_t n) {
+    check(ccs_team_reduce(CCS_TEAM_WORLD, src, dst, n, CCS_ACC_DOUBLE, CCS_ACC_SUM, 0, NULL));
+}
+static void allgather(const void *src, size_t bytes, void *dst) {
+    check(ccs_team_allgather(CCS_TEAM_WORLD, src, bytes, dst, NULL));
+}
+static void alltoall(const void *src, size_t bytes, void *dst) {
+    check(ccs_team_alltoall(CCS_TEAM_WORLD, src, bytes, dst, NULL));
+}
 #endif
 
 static double now_us(void) {
@@ -57,17 +78,26 @@ static double now_us(void) {
 
 enum { mib = 1 << 20 };
 static double *src, *dst;
-static unsigned char *bytes;
+static unsigned char *bytes, *gathered;
 
 static void run_once(const char *test) {
     if (!strcmp(test, "barrier")) barrier();
     else if (!strcmp(test, "allreduce8")) allreduce(src, dst, 1);
     else if (!strcmp(test, "allreduce1m")) allreduce(src, dst, mib / sizeof(double));
+    else if (!strcmp(test, "reduce8")) reduce(src, dst, 1);
+    else if (!strcmp(test, "allgather8")) allgather(bytes, 8, gathered);
+    else if (!strcmp(test, "allgather64k")) allgather(bytes, 64 * 1024, gathered);
+    else if (!strcmp(test, "alltoall1k")) alltoall(bytes, 1024, gathered);
     else broadcast(bytes, mib);
 }
 
+/* Bytes per process (allgather, alltoall: per block). */
 static size_t test_bytes(const char *test) {
-    return !strcmp(test, "barrier") ? 0 : !strcmp(test, "allreduce8") ? 8 : mib;
+    if (!strcmp(test, "barrier")) return 0;
+    if (!strcmp(test, "allreduce8") || !strcmp(test, "reduce8") || !strcmp(test, "allgather8")) return 8;
+    if (!strcmp(test, "allgather64k")) return 64 * 1024;
+    if (!strcmp(test, "alltoall1k")) return 1024;
+    return mib;
 }
 
 int main(int argc, char **argv) {
@@ -76,6 +106,7 @@ int main(int argc, char **argv) {
     src = malloc(mib);
     dst = malloc(mib);
     bytes = malloc(mib);
+    gathered = malloc((size_t)size * 64 * 1024);
     for (size_t i = 0; i < mib / sizeof(double); ++i) src[i] = (double)(i % 7);
     memset(bytes, rank, mib);
     static const char *const all[] = {"barrier", "allreduce8", "allreduce1m", "bcast1m"};
@@ -103,6 +134,7 @@ int main(int argc, char **argv) {
     free(src);
     free(dst);
     free(bytes);
+    free(gathered);
     stop();
     return 0;
 }
