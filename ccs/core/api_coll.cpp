@@ -120,9 +120,9 @@ ccs_status_t reduce_call(const char *name, reduction_kind k, ccs_team_t team, co
         switch (k) {
         case reduction_kind::all:
             return launch(c, coll::build_allreduce(c.team->view, c.team->next_seq, in, out, count, r));
-        case reduction_kind::to_root: return launch(c, coll::build_reduce(c.team->view, in, out, count, r, root));
-        case reduction_kind::scan: return launch(c, coll::build_scan(c.team->view, in, out, count, r, false));
-        default: return launch(c, coll::build_scan(c.team->view, in, out, count, r, true));
+        case reduction_kind::to_root: return launch(c, coll::build_reduce(c.team->view, c.team->next_seq, in, out, count, r, root));
+        case reduction_kind::scan: return launch(c, coll::build_scan(c.team->view, c.team->next_seq, in, out, count, r, false));
+        default: return launch(c, coll::build_scan(c.team->view, c.team->next_seq, in, out, count, r, true));
         }
     });
 }
@@ -167,8 +167,8 @@ ccs_status_t gather_call(const char *name, ccs_team_t team, const void *src, siz
         if ((everyone || c.me() == root) && !dst && b.total()) c.refuse("dst is NULL");
         const auto *in = static_cast<const uint8_t *>(c.local == CCS_OK ? src : nullptr);
         auto *out = static_cast<uint8_t *>(c.local == CCS_OK ? dst : nullptr);
-        if (everyone) return launch(c, coll::build_allgather(c.team->view, in, length, out, b));
-        return launch(c, coll::build_gather(c.team->view, in, length, out, b, root));
+        if (everyone) return launch(c, coll::build_allgather(c.team->view, c.team->next_seq, in, length, out, b));
+        return launch(c, coll::build_gather(c.team->view, c.team->next_seq, in, length, out, b, !variable, root));
     });
 }
 
@@ -258,7 +258,7 @@ ccs_status_t ccs_team_alltoall(ccs_team_t team, const void *src, size_t length, 
         if (total && (!src || !dst)) c.refuse("src or dst is NULL but length > 0");
         const auto *in = static_cast<const uint8_t *>(c.local == CCS_OK ? src : nullptr);
         auto *out = static_cast<uint8_t *>(c.local == CCS_OK ? dst : nullptr);
-        return launch(c, coll::build_alltoall(c.team->view, in, length, out));
+        return launch(c, coll::build_alltoall(c.team->view, c.team->next_seq, in, length, out));
     });
 }
 

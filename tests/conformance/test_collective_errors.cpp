@@ -53,6 +53,23 @@ TEST(CollectiveErrors, OneMembersBadBufferEndsItEverywhere) {
     const char *expected = rank() == last ? "src is NULL" : "failed at team rank";
     EXPECT_TRUE(mentions(ccs_last_error(), expected)) << ccs_last_error();
     expect_team_works();
+    // Large (chunk by chunk, in node memory where the team has it): the
+    // collectives after it do not wait for the chunks it never moved.
+    // Who else fails depends on who waited for the refusing member, which
+    // differs between algorithms.
+    std::vector<uint8_t> big(1 << 20, 7);
+    const ccs_status_t large =
+        ccs_team_broadcast(CCS_TEAM_WORLD, rank() == last ? nullptr : big.data(), big.size(), 0, nullptr);
+    if (rank() == last) {
+        EXPECT_EQ(large, CCS_ERR_INVALID_ARG);
+    } else if (large != CCS_OK) {
+        EXPECT_TRUE(mentions(ccs_last_error(), "failed at team rank")) << ccs_last_error();
+    }
+    std::vector<uint8_t> gathered(big.size() * static_cast<size_t>(size()));
+    CCS_EXPECT_OK(ccs_team_allgather(CCS_TEAM_WORLD, big.data(), big.size(), gathered.data(), nullptr));
+    EXPECT_EQ(gathered.front(), 7);
+    EXPECT_EQ(gathered.back(), 7);
+    expect_team_works();
 }
 
 TEST(CollectiveErrors, MembersThatDisagreeAreNamed) {
@@ -75,6 +92,22 @@ TEST(CollectiveErrors, MembersThatDisagreeAreNamed) {
               CCS_ERR_INVALID_ARG);
     EXPECT_TRUE(mentions(ccs_last_error(), "ccs_team_allreduce")) << ccs_last_error();
     CCS_EXPECT_OK(ccs_barrier());
+    CCS_EXPECT_OK(ccs_barrier());
+    expect_team_works();
+    // Rank 0 gathers blocks of any size (by messages), the others gather
+    // blocks of 8 bytes (through node memory where the team has it): rank 0
+    // must not wait for messages that never come.
+    int64_t mine = rank(), at_root[64] = {};
+    const std::vector<size_t> lengths(static_cast<size_t>(size()), 8);
+    std::vector<size_t> offsets;
+    for (int i = 0; i < size(); ++i) offsets.push_back(8 * static_cast<size_t>(i));
+    const ccs_status_t st = rank() == 0 ? ccs_team_gatherv(CCS_TEAM_WORLD, &mine, 8, at_root, lengths.data(),
+                                                           offsets.data(), 0, nullptr)
+                                        : ccs_team_gather(CCS_TEAM_WORLD, &mine, 8, nullptr, 0, nullptr);
+    EXPECT_EQ(st, rank() == 0 ? CCS_ERR_INVALID_ARG : CCS_OK) << ccs_last_error();
+    if (rank() == 0) {
+        EXPECT_TRUE(mentions(ccs_last_error(), "ccs_team_gather")) << ccs_last_error();
+    }
     CCS_EXPECT_OK(ccs_barrier());
     expect_team_works();
 }

@@ -109,7 +109,8 @@ TEST(Collectives, ReduceToEveryRoot) {
         const int n = team_size(t), me = team_rank(t);
         for (int root = 0; root < n; ++root)
             for (int op : {CCS_ACC_SUM, CCS_ACC_MAX, CCS_ACC_REPLACE}) {
-                constexpr size_t count = 37;
+                // One slot of node memory holds 1024; 40000 take two chunks.
+                const size_t count = op == CCS_ACC_SUM ? 1025 : op == CCS_ACC_MAX && root == n - 1 ? 40000 : 37;
                 std::vector<int64_t> src(count), dst(count, -99);
                 for (size_t i = 0; i < count; ++i) src[i] = element<int64_t>(me, i, op);
                 CCS_ASSERT_OK(ccs_team_reduce(t, src.data(), me == root ? dst.data() : nullptr, count, CCS_ACC_INT64,
@@ -128,7 +129,8 @@ TEST(Collectives, ScanAndExscan) {
             using T = decltype(zero);
             for (int op = CCS_ACC_SUM; op <= CCS_ACC_REPLACE; ++op) {
                 if (!valid_reduction(type, op)) continue;
-                constexpr size_t count = 19;
+                // Past a slot of node memory (8 KiB) for the widest types.
+                const size_t count = op == CCS_ACC_SUM ? 1025 : 19;
                 std::vector<T> src(count), in(count), ex(count, T(42));
                 for (size_t i = 0; i < count; ++i) src[i] = element<T>(me, i, op);
                 CCS_ASSERT_OK(ccs_team_scan(t, src.data(), in.data(), count, type, op, nullptr));
@@ -165,7 +167,9 @@ TEST(Collectives, GatherAndAllgather) {
     for (ccs_team_t t : teams.mine) {
         const int n = team_size(t), me = team_rank(t);
         const size_t direct = 16 * 1024 / static_cast<size_t>(n);
-        for (size_t length : {size_t{0}, size_t{5}, direct - 1, direct + 1, size_t{70001}}) {
+        // Around the inline data, a slot and a chunk of node memory too.
+        for (size_t length : {size_t{0}, size_t{5}, size_t{48}, size_t{49}, direct - 1, direct + 1, size_t{8192},
+                              size_t{8193}, size_t{70001}, size_t{262145}, size_t{600000}}) {
             std::vector<uint8_t> mine(length), all(length * static_cast<size_t>(n));
             fill_pattern(mine, length, static_cast<uint64_t>(me));
             CCS_ASSERT_OK(ccs_team_allgather(t, mine.data(), length, all.data(), nullptr));
@@ -187,7 +191,7 @@ TEST(Collectives, VariableSizes) {
     test_teams teams;
     for (ccs_team_t t : teams.mine) {
         const int n = team_size(t), me = team_rank(t);
-        for (size_t scale : {size_t{1}, size_t{3000}}) {
+        for (size_t scale : {size_t{1}, size_t{3000}, size_t{150000}}) {
             // Member i holds (i % 3) * scale + i bytes, placed with gaps and
             // in reverse order.
             std::vector<size_t> lengths(static_cast<size_t>(n)), offsets(static_cast<size_t>(n));
@@ -229,7 +233,9 @@ TEST(Collectives, Alltoall) {
     test_teams teams;
     for (ccs_team_t t : teams.mine) {
         const int n = team_size(t), me = team_rank(t);
-        for (size_t length : {size_t{0}, size_t{8}, size_t{10000}}) {
+        // size * length around a slot (8 KiB) and a chunk (256 KiB) of node memory.
+        const size_t slot = 8192 / static_cast<size_t>(n), chunk = 262144 / static_cast<size_t>(n);
+        for (size_t length : {size_t{0}, size_t{8}, slot, slot + 1, size_t{10000}, chunk + 3, size_t{100000}}) {
             std::vector<uint8_t> src(length * static_cast<size_t>(n)), dst(src.size());
             for (int j = 0; j < n; ++j)
                 for (size_t b = 0; b < length; ++b)
@@ -323,7 +329,15 @@ TEST(Collectives, GoThroughNodeMemoryWhereTheTransportsMapIt) {
     CCS_ASSERT_OK(ccs_team_barrier(CCS_TEAM_WORLD, nullptr));
     CCS_ASSERT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
     EXPECT_EQ(sum, size());
-    EXPECT_EQ(stat(expected), before + 2) << expected;
+    // The rest too (on one node; in two levels they go by messages).
+    std::vector<int64_t> all(static_cast<size_t>(size()));
+    CCS_ASSERT_OK(ccs_team_reduce(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, 0, nullptr));
+    CCS_ASSERT_OK(ccs_team_scan(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
+    EXPECT_EQ(sum, rank() + 1);
+    CCS_ASSERT_OK(ccs_team_gather(CCS_TEAM_WORLD, &one, 8, all.data(), 0, nullptr));
+    CCS_ASSERT_OK(ccs_team_allgather(CCS_TEAM_WORLD, &one, 8, all.data(), nullptr));
+    CCS_ASSERT_OK(ccs_team_alltoall(CCS_TEAM_WORLD, all.data(), 8, all.data(), nullptr));
+    EXPECT_EQ(stat(expected), before + 7) << expected;
     // Small blocking ones of a team on one node run in the call.
     EXPECT_EQ(stat("coll.in_the_call"), calls_before + (all_here && all_mapped ? 2 : 0));
 }

@@ -78,9 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
     std::vector<int64_t> src(1, 5), sum(1, 0);
     outcome got[3];
     auto completion = [&](outcome &o) { return ccs_completion_t{on_done, &o, nullptr}; };
-    engine.start(t, 0, build_gather(t, mine.data(), block, gathered.data(), blocks::uniform(procs, block), 0),
+    engine.start(t, 0, build_gather(t, 0, mine.data(), block, gathered.data(), blocks::uniform(procs, block), true, 0),
                  completion(got[0]));
-    engine.start(t, 1, build_reduce(t, reinterpret_cast<uint8_t *>(src.data()), reinterpret_cast<uint8_t *>(sum.data()),
+    engine.start(t, 1, build_reduce(t, 1, reinterpret_cast<uint8_t *>(src.data()), reinterpret_cast<uint8_t *>(sum.data()),
                                     1, make_reduction(CCS_ACC_SUM, CCS_ACC_INT64), 0),
                  completion(got[1]));
     // Rank 0 as a leaf: the root is 1 (relative rank 3 of 4, no children).

@@ -127,8 +127,8 @@ TEST(CollAlgorithms, AllreduceReduceAndScanMatchTheModel) {
         for (int m = 0; m < n; ++m) {
             const auto mm = static_cast<size_t>(m);
             all.push_back(build_allreduce(member(m, n), 0, bytes(src[mm]), bytes(dst[mm]), count, sum));
-            scans.push_back(build_scan(member(m, n), bytes(src[mm]), bytes(scan[mm]), count, sum, false));
-            exscans.push_back(build_scan(member(m, n), bytes(src[mm]), bytes(exscan[mm]), count, sum, true));
+            scans.push_back(build_scan(member(m, n), 0, bytes(src[mm]), bytes(scan[mm]), count, sum, false));
+            exscans.push_back(build_scan(member(m, n), 0, bytes(src[mm]), bytes(exscan[mm]), count, sum, true));
         }
         ASSERT_TRUE(run_all(all)) << n;
         ASSERT_TRUE(run_all(scans)) << n;
@@ -147,7 +147,7 @@ TEST(CollAlgorithms, AllreduceReduceAndScanMatchTheModel) {
             std::vector<int64_t> out(count, 0);
             std::vector<schedule> reduce;
             for (int m = 0; m < n; ++m)
-                reduce.push_back(build_reduce(member(m, n), bytes(src[static_cast<size_t>(m)]),
+                reduce.push_back(build_reduce(member(m, n), 0, bytes(src[static_cast<size_t>(m)]),
                                               m == root ? bytes(out) : nullptr, count, sum, root));
             ASSERT_TRUE(run_all(reduce)) << n << " members, root " << root;
             EXPECT_EQ(out[0], dst[0][0]) << n << " members, root " << root;
@@ -181,10 +181,10 @@ TEST(CollAlgorithms, DataMovementForEverySizeAndRoot) {
             for (int m = 0; m < n; ++m) {
                 const auto mm = static_cast<size_t>(m);
                 for (size_t j = 0; j < nn; ++j) std::memset(a2a_in[mm].data() + j * length, static_cast<int>(m * 16 + j), length);
-                ag.push_back(build_allgather(member(m, n), mine[mm].data(), length, all[mm].data(), blocks::uniform(n, length)));
-                g.push_back(build_gather(member(m, n), mine[mm].data(), length, m == n - 1 ? at_root.data() : nullptr,
-                                         blocks::uniform(n, length), n - 1));
-                a2a.push_back(build_alltoall(member(m, n), a2a_in[mm].data(), length, a2a_out[mm].data()));
+                ag.push_back(build_allgather(member(m, n), 0, mine[mm].data(), length, all[mm].data(), blocks::uniform(n, length)));
+                g.push_back(build_gather(member(m, n), 0, mine[mm].data(), length, m == n - 1 ? at_root.data() : nullptr,
+                                         blocks::uniform(n, length), true, n - 1));
+                a2a.push_back(build_alltoall(member(m, n), 0, a2a_in[mm].data(), length, a2a_out[mm].data()));
             }
             ASSERT_TRUE(run_all(ag)) << n;
             ASSERT_TRUE(run_all(g)) << n;

@@ -41,8 +41,9 @@ struct blocks {
 constexpr size_t allgather_direct_max = 16 * 1024;
 
 // `seq`: the collective's number in its team. Where the team has node
-// memory (all on one node), barrier, broadcast and allreduce go through
-// it (coll/algorithms_node.hpp).
+// memory (all on one node), every collective but gatherv (whose block
+// sizes only the root knows) and large scans goes through it
+// (coll/algorithms_node.hpp).
 // From this many bytes an allreduce by messages goes around a ring
 // (reduce-scatter, then allgather) instead of recursive doubling, with
 // more than 2 members (with 2 the two are the same exchange), for every op
@@ -60,13 +61,17 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
                          const reduction &r);
 // A binomial tree into team rank 0 (the same order whatever the root),
 // then to the root.
-schedule build_reduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
-                      int root);
+schedule build_reduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+                      const reduction &r, int root);
 // Prefix reduction by recursive doubling of distance (Hillis-Steele).
-schedule build_scan(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
-                    bool exclusive);
-schedule build_gather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b, int root);
-schedule build_allgather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b);
-schedule build_alltoall(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst);
+schedule build_scan(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+                    const reduction &r, bool exclusive);
+// `uniform`: every block `length` bytes (gather, not gatherv; b is read at
+// the root only).
+schedule build_gather(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst,
+                      const blocks &b, bool uniform, int root);
+schedule build_allgather(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst,
+                         const blocks &b);
+schedule build_alltoall(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst);
 
 }  // namespace ccs::coll

@@ -78,9 +78,12 @@ schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size
 }
 
 // Every member sends straight to the root, which receives into place.
-schedule build_gather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b, int root) {
+schedule build_gather(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst,
+                      const blocks &b, bool uniform, int root) {
+    const uint64_t signature = signature_of(kind::gather, static_cast<uint64_t>(root), uniform ? length : SIZE_MAX);
+    if (t.area && t.size() > 1 && uniform) return node_gather(t, seq, signature, src, length, dst, root);
     schedule s;
-    s.signature = signature_of(kind::gather, static_cast<uint64_t>(root));
+    s.signature = signature;
     const int n = t.size(), me = t.rank;
     auto &r = s.add_round(0);
     if (me != root) {
@@ -96,10 +99,13 @@ schedule build_gather(const team_view &t, const uint8_t *src, size_t length, uin
     return s;
 }
 
-schedule build_allgather(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst, const blocks &b) {
-    schedule s;
+schedule build_allgather(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst,
+                         const blocks &b) {
     const size_t total = b.total();
-    s.signature = signature_of(kind::allgather, total);
+    const uint64_t signature = signature_of(kind::allgather, total);
+    if (t.area && t.size() > 1) return node_allgather(t, seq, signature, src, dst, b);
+    schedule s;
+    s.signature = signature;
     const int n = t.size(), me = t.rank;
     auto block = [&](int i) { return at(dst, b.offsets[static_cast<size_t>(i)]); };
     auto block_length = [&](int i) { return b.lengths[static_cast<size_t>(i)]; };
@@ -127,9 +133,11 @@ schedule build_allgather(const team_view &t, const uint8_t *src, size_t length, 
     return s;
 }
 
-schedule build_alltoall(const team_view &t, const uint8_t *src, size_t length, uint8_t *dst) {
+schedule build_alltoall(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst) {
+    const uint64_t signature = signature_of(kind::alltoall, length);
+    if (t.area && t.size() > 1) return node_alltoall(t, seq, signature, src, length, dst);
     schedule s;
-    s.signature = signature_of(kind::alltoall, length);
+    s.signature = signature;
     const int n = t.size(), me = t.rank;
     auto &r = s.add_round(0);
     // Starting past this process spreads the first messages over the peers.

@@ -3,39 +3,13 @@
 // instead of messages. Small ones follow the same protocol as their
 // blocking form (coll/node_now.cpp), so the two mix in one team.
 #include "core/coll/algorithms_node.hpp"
+#include "core/coll/node_steps.hpp"
 
 #include <cstring>
 
 namespace ccs::coll {
 
-namespace {
-
-using header = node_area::header;
-using counter = node_area::counter;
-
-void publish(counter &c, uint64_t value) { c.value.store(value, std::memory_order_release); }
-
-void copy(uint8_t *dst, const uint8_t *src, size_t bytes) {
-    if (bytes && dst && src && dst != src) std::memcpy(dst, src, bytes);
-}
-
-schedule node_schedule(uint64_t signature) {
-    schedule s;
-    s.in_node_memory = true;
-    s.signature = signature;
-    return s;
-}
-
-// Every member arrived with this word: 1; not yet: 0; -1 - m: member m
-// called something else.
-int all_arrived(const node_area *a, uint64_t seq, uint64_t word) {
-    const int m = a->arrivals(seq, word);
-    return m == a->size() ? 1 : m < 0 ? 0 : -1 - m;
-}
-
-int free_slot(const node_area *a, uint64_t seq) { return a->slot_free(seq) ? 1 : 0; }
-
-}  // namespace
+using namespace node_steps;
 
 // Everyone says it arrived and waits until all did.
 schedule node_barrier(const team_view &t, uint64_t seq, uint64_t signature) {
@@ -79,15 +53,14 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
     }
     const uint64_t chunks = (length + node_area::chunk_bytes - 1) / node_area::chunk_bytes;
     const uint64_t first = a->take_chunks(chunks);
+    s.chunks_end = first + chunks;
     for (uint64_t k = 0; k < chunks; ++k) {
         const uint64_t c = first + k;
         const size_t at = k * node_area::chunk_bytes, n = std::min(node_area::chunk_bytes, length - at);
         auto &r = s.add_round(static_cast<uint32_t>(k));
         if (is_root) {
             // Its buffer's last chunk (c - 2) consumed everywhere.
-            r.ready = [a, c] {
-                return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1) ? 1 : 0;
-            };
+            r.ready = [a, c] { return chunk_free(a, c); };
             r.step = [a, c, buffer, at, n] {
                 copy(a->chunk(a->rank(), c), buffer ? buffer + at : nullptr, n);
                 publish(a->mine().posted, c + 1);
@@ -105,32 +78,39 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
 }
 
 // Small: every member puts its data in its slot and combines all slots in
-// rank order itself. Large, chunk by chunk: every member puts its chunk in
-// its buffer; member j combines portion j across all buffers (in rank
-// order) into member 0's; everyone copies every portion out of it.
+// rank order itself.
 schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                         size_t count, const reduction &r) {
+    const size_t bytes = count * r.element;
+    if (bytes > node_area::slot_bytes) return node_reduce_chunks(t, signature, src, dst, count, r, -1);
     schedule s = node_schedule(signature);
     node_area *a = t.area.get();
-    const size_t bytes = count * r.element;
-    const int n = t.size();
-    if (bytes <= node_area::slot_bytes) {
-        const uint64_t word = node_area::started_word(seq, signature);
-        auto &fill = s.add_round(0);
-        fill.ready = [a, seq] { return free_slot(a, seq); };
-        fill.step = [a, seq, word, src, bytes] {
-            copy(a->slot(a->rank(), seq, bytes), src, bytes);
-            a->arrive(seq, word);
-        };
-        auto &combine = s.add_round(1);
-        combine.ready = [a, seq, word] { return all_arrived(a, seq, word); };
-        combine.step = [a, seq, dst, bytes, r] { combine_slots(*a, seq, r, dst, bytes); };
-        return s;
-    }
+    const uint64_t word = node_area::started_word(seq, signature);
+    auto &fill = s.add_round(0);
+    fill.ready = [a, seq] { return free_slot(a, seq); };
+    fill.step = [a, seq, word, src, bytes] {
+        copy(a->slot(a->rank(), seq, bytes), src, bytes);
+        a->arrive(seq, word);
+    };
+    auto &combine = s.add_round(1);
+    combine.ready = [a, seq, word] { return all_arrived(a, seq, word); };
+    combine.step = [a, seq, dst, bytes, r] { combine_slots(*a, seq, r, dst, bytes); };
+    return s;
+}
+
+// Chunk by chunk: every member puts its chunk in its buffer; member j
+// combines portion j across all buffers (in rank order) into member 0's;
+// the root (every member when root < 0) copies every portion out of it.
+schedule node_reduce_chunks(const team_view &t, uint64_t signature, const uint8_t *src, uint8_t *dst, size_t count,
+                            const reduction &r, int root) {
+    schedule s = node_schedule(signature);
+    node_area *a = t.area.get();
+    const int n = t.size(), me = t.rank;
+    const bool drains = root < 0 || root == me;
     const size_t per_chunk = node_area::chunk_bytes / r.element;  // elements
     const uint64_t chunks = (count + per_chunk - 1) / per_chunk;
     const uint64_t first = a->take_chunks(chunks);
-    const int me = t.rank;
+    s.chunks_end = first + chunks;
     for (uint64_t k = 0; k < chunks; ++k) {
         const uint64_t c = first + k;
         const size_t e0 = k * per_chunk, m = std::min(per_chunk, count - e0);
@@ -142,24 +122,25 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
             return std::pair<size_t, size_t>{from * r.element, (to - from) * r.element};
         };
         auto &fill = s.add_round(static_cast<uint32_t>(3 * k));
-        fill.ready = [a, c] {
-            return c < 2 || a->all_reached([](header &h) -> counter & { return h.consumed; }, c - 1) ? 1 : 0;
-        };
+        fill.ready = [a, c] { return chunk_free(a, c); };
         fill.step = [a, c, src, at, length] {
             copy(a->chunk(a->rank(), c), src ? src + at : nullptr, length);
             publish(a->mine().posted, c + 1);
         };
         auto &combine = s.add_round(static_cast<uint32_t>(3 * k + 1));
-        combine.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.posted; }, c + 1) ? 1 : 0; };
+        combine.ready = [a, c] { return all_posted(a, c); };
         const std::pair<size_t, size_t> own = portion(me);
         const size_t mine_at = own.first, mine_length = own.second;
         // Into member 0's buffer, whose portion j only member j touches:
-        // rank order with no copy.
-        combine.step = [a, c, n, r, mine_at, mine_length] {
+        // rank order with no copy. A member that takes nothing out is done
+        // with the chunk here.
+        combine.step = [a, c, n, r, mine_at, mine_length, drains] {
             uint8_t *into = a->chunk(0, c) + mine_at;
             for (int j = 1; j < n; ++j) apply_accumulate(r.acc, into, a->chunk(j, c) + mine_at, mine_length, nullptr);
             publish(a->mine().reduced, c + 1);
+            if (!drains) publish(a->mine().consumed, c + 1);
         };
+        if (!drains) continue;
         auto &drain = s.add_round(static_cast<uint32_t>(3 * k + 2));
         drain.ready = [a, c] { return a->all_reached([](header &h) -> counter & { return h.reduced; }, c + 1) ? 1 : 0; };
         std::vector<std::pair<size_t, size_t>> portions;
@@ -174,10 +155,11 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
     return s;
 }
 
-void combine_slots(const node_area &a, uint64_t seq, const reduction &r, uint8_t *dst, size_t bytes) {
-    if (!dst || !bytes) return;
+void combine_slots(const node_area &a, uint64_t seq, const reduction &r, uint8_t *dst, size_t bytes, int members) {
+    if (members < 0) members = a.size();
+    if (!dst || !bytes || members == 0) return;
     std::memcpy(dst, a.slot(0, seq, bytes), bytes);
-    for (int m = 1; m < a.size(); ++m) apply_accumulate(r.acc, dst, a.slot(m, seq, bytes), bytes, nullptr);
+    for (int m = 1; m < members; ++m) apply_accumulate(r.acc, dst, a.slot(m, seq, bytes), bytes, nullptr);
 }
 
 }  // namespace ccs::coll

@@ -14,6 +14,24 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
 schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                         size_t count, const reduction &r);
 
+// Small: slots; large: chunk by chunk (coll/algorithms_node_data.cpp).
+// Gather of uniform blocks, allgather of blocks b (every member's length
+// known to all), alltoall.
+schedule node_gather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
+                     uint8_t *dst, int root);
+schedule node_allgather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                        const blocks &b);
+schedule node_alltoall(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
+                       uint8_t *dst);
+schedule node_reduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                     size_t count, const reduction &r, int root);
+// Small scans only (slot_bytes at most).
+schedule node_scan(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                   size_t count, const reduction &r, bool exclusive);
+// Large reductions: the result at root, or everywhere when root < 0.
+schedule node_reduce_chunks(const team_view &t, uint64_t signature, const uint8_t *src, uint8_t *dst, size_t count,
+                            const reduction &r, int root);
+
 // The small ones of a team across nodes, in two levels: node memory on
 // each node, messages among one leader per node (algorithms_levels.cpp).
 schedule levels_barrier(const team_view &t, uint64_t seq, uint64_t signature);
@@ -22,7 +40,9 @@ schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, 
 schedule levels_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                           size_t count, const reduction &r);
 
-// dst = every member's slot of collective `seq` combined in rank order.
-void combine_slots(const node_area &a, uint64_t seq, const reduction &r, uint8_t *dst, size_t bytes);
+// dst = the slots of collective `seq` of members 0 .. members - 1 (all
+// when negative) combined in rank order.
+void combine_slots(const node_area &a, uint64_t seq, const reduction &r, uint8_t *dst, size_t bytes,
+                   int members = -1);
 
 }  // namespace ccs::coll

@@ -136,10 +136,12 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
     return s;
 }
 
-schedule build_reduce(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
-                      int root) {
+schedule build_reduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+                      const reduction &r, int root) {
+    const uint64_t signature = reduction_signature(kind::reduce, count, r, static_cast<uint64_t>(root));
+    if (t.area && t.size() > 1) return node_reduce(t, seq, signature, src, dst, count, r, root);
     schedule s;
-    s.signature = reduction_signature(kind::reduce, count, r, static_cast<uint64_t>(root));
+    s.signature = signature;
     const size_t bytes = count * r.element;
     const int n = t.size(), me = t.rank;
     // Rank 0 combines in place when it is the root; everyone else in scratch.
@@ -168,10 +170,13 @@ schedule build_reduce(const team_view &t, const uint8_t *src, uint8_t *dst, size
 // Round k: send the prefix so far to me + 2^k, combine the one from
 // me - 2^k in front of it. The running prefix always ends at this rank, so
 // after ceil(log2 n) rounds it starts at rank 0.
-schedule build_scan(const team_view &t, const uint8_t *src, uint8_t *dst, size_t count, const reduction &r,
-                    bool exclusive) {
+schedule build_scan(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+                    const reduction &r, bool exclusive) {
+    const uint64_t signature = reduction_signature(exclusive ? kind::exscan : kind::scan, count, r);
+    if (t.area && t.size() > 1 && count * r.element <= node_area::slot_bytes)
+        return node_scan(t, seq, signature, src, dst, count, r, exclusive);
     schedule s;
-    s.signature = reduction_signature(exclusive ? kind::exscan : kind::scan, count, r);
+    s.signature = signature;
     const size_t bytes = count * r.element;
     const int n = t.size(), me = t.rank;
     uint8_t *prefix = exclusive ? s.scratch_bytes(bytes) : dst;

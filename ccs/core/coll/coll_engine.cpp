@@ -56,12 +56,14 @@ void coll_engine::start(const team_view &t, uint64_t seq, schedule &&s, const cc
     op.counted_in = t.levels ? &counts_.two_levels
                     : op.plan.in_node_memory ? &counts_.in_node_memory
                                              : &counts_.by_messages;
-    if (op.plan.in_node_memory) {
-        // Said before anything else this member writes for it.
-        node_area &a = *t.memory();
+    if (node_area *memory = t.memory()) {
+        // Said before anything else this member writes for it, also when it
+        // goes by messages: a member waiting in node memory for one that
+        // called something else sees it.
+        node_area &a = *memory;
         a.mine().started[seq % 2].value.store(node_area::started_word(seq, op.plan.signature),
                                               std::memory_order_release);
-        if (failed != CCS_OK) {
+        if (failed != CCS_OK && op.plan.in_node_memory) {
             a.fail(seq, failed);
             a.arrive(seq, node_area::refused_word(seq));
             op.plan.in_node_memory = false;  // it waits for nothing more
@@ -119,6 +121,9 @@ bool coll_engine::advance(operation &op) {
                 if (take(op, i)) op.received[i] = true;
                 else all = false;
             }
+        // A member of a team with node memory that called something here
+        // that waits in that memory sends nothing: its started word says so.
+        if (op.status == CCS_OK && !all && op.team.memory() && ++op.idle_checks % 64 == 0) node_mismatch(op, false);
         if (op.status == CCS_OK && !all) return false;
         if ((op.status == CCS_OK || op.plan.in_node_memory) && r.ready) {
             const int ready = r.ready();
@@ -202,12 +207,16 @@ bool coll_engine::node_trouble(operation &op) {
         op.plan.in_node_memory = false;
         return true;
     }
+    return node_mismatch(op, true);
+}
+
+bool coll_engine::node_mismatch(operation &op, bool or_failed) {
     const node_area &a = *op.team.memory();
     const uint64_t seq = op.seq, mine = node_area::started_word(seq, op.plan.signature);
     for (int m = 0; m < a.size(); ++m) {
         const node_area::header &h = a.of(m);
         const uint64_t theirs = h.started[seq % 2].value.load(std::memory_order_acquire);
-        if (a.failed_at(m, seq) != CCS_OK || (node_area::started_seq(theirs) == seq && theirs != mine)) {
+        if ((or_failed && a.failed_at(m, seq) != CCS_OK) || (node_area::started_seq(theirs) == seq && theirs != mine)) {
             node_disagreement(op, m);
             return true;
         }
@@ -265,6 +274,7 @@ void coll_engine::finish(operation &op) {
                 node_disagreement(op, m);
                 break;
             }
+    if (a && op.status != CCS_OK && op.plan.chunks_end) a->skip_chunks(op.plan.chunks_end);
     if (a) a->finished(op.seq);
     ++*op.counted_in;
     counts_.failed += op.status != CCS_OK;

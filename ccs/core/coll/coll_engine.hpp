@@ -105,6 +105,9 @@ private:
     // A collective in node memory waits for a member that will never write:
     // true once it ended it.
     bool node_trouble(operation &op);
+    // A member started collective `seq` as another (or, with `or_failed`,
+    // failed it): true once it ended it here.
+    bool node_mismatch(operation &op, bool or_failed);
     void node_disagreement(operation &op, int member);
     void set_failure(operation &op, ccs_status_t status, std::string detail);
     // The first member of the team known to have failed, or -1.

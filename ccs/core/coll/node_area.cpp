@@ -19,6 +19,11 @@ bool node_area::slot_free(uint64_t seq) const {
     return true;
 }
 
+void node_area::skip_chunks(uint64_t end) const {
+    for (counter *c : {&mine().posted, &mine().reduced, &mine().consumed})
+        if (c->value.load(std::memory_order_relaxed) < end) c->value.store(end, std::memory_order_release);
+}
+
 void node_area::finished(uint64_t seq) {
     if (seq < first_seq_) return;
     const size_t p = seq % 2;

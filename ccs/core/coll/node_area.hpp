@@ -154,6 +154,10 @@ public:
         return first;
     }
 
+    // A large collective failed here: this member's chunk counters jump to
+    // `end` (one past its last chunk), as if it had done its part.
+    void skip_chunks(uint64_t end) const;
+
     // Collective `seq` of the team ended here (by whatever path): `done`
     // of its parity advances once every earlier one of that parity ended.
     void finished(uint64_t seq);

@@ -106,7 +106,7 @@ ccs_status_t team_table::make_area(team &t, uint64_t first_seq, std::shared_ptr<
     auto free_block = [&] {
         if (mem.id) memory.free_allocation(mem);
     };
-    ccs_status_t st = run(t, build_allgather(t.view, reinterpret_cast<const uint8_t *>(&mine), record::bytes,
+    ccs_status_t st = run(t, build_allgather(t.view, t.next_seq, reinterpret_cast<const uint8_t *>(&mine), record::bytes,
                                              reinterpret_cast<uint8_t *>(all.data()), uniform));
     if (st != CCS_OK) {
         free_block();

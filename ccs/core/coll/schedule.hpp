@@ -50,6 +50,10 @@ struct schedule {
     // rounds still wait and run (their steps skip what is missing), since
     // the other members wait for this member's counters, not messages.
     bool in_node_memory = false;
+    // Large ones in node memory: one past the last chunk number they use.
+    // A member whose collective failed sets its chunk counters there, so
+    // the team's next large collectives do not wait for the rest of it.
+    uint64_t chunks_end = 0;
 
     round &add_round(uint32_t tag) {
         round &r = rounds.emplace_back();
