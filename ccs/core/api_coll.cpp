@@ -8,6 +8,7 @@
 // failure, so the other members end with it instead of waiting.
 #include "acc_checks.hpp"
 #include "api_guard.hpp"
+#include "coll_call.hpp"
 #include "core/coll/algorithms.hpp"
 
 #include <ccs/coll.h>
@@ -17,24 +18,7 @@
 
 using namespace ccs;
 
-namespace {
-
-struct call_state {
-    const char *name;
-    runtime *rt = nullptr;
-    coll::team *team = nullptr;
-    const ccs_completion_t *completion = nullptr;
-    ccs_status_t local = CCS_OK;  // this process's own arguments refused
-
-    int me() const { return team->view.rank; }
-    int size() const { return team->view.size(); }
-    // Records the first of this process's own mistakes.
-    void refuse(const std::string &why) {
-        if (local == CCS_OK) local = fail(CCS_ERR_INVALID_ARG, std::string(name) + ": " + why);
-    }
-};
-
-ccs_status_t begin(call_state &c, ccs_team_t handle, const ccs_completion_t *completion) {
+ccs_status_t ccs::coll_begin(coll_call &c, ccs_team_t handle, const ccs_completion_t *completion) {
     ccs_status_t st = CCS_OK;
     c.rt = running(st, c.name);
     if (!c.rt) return st;
@@ -48,15 +32,14 @@ ccs_status_t begin(call_state &c, ccs_team_t handle, const ccs_completion_t *com
     return CCS_OK;
 }
 
-ccs_status_t check_root(const call_state &c, int root) {
+ccs_status_t ccs::coll_check_root(const coll_call &c, int root) {
     if (root < 0 || root >= c.size())
         return fail(CCS_ERR_INVALID_RANK, std::string(c.name) + ": root " + std::to_string(root) +
                                               " is not a rank of the team (size " + std::to_string(c.size()) + ")");
     return CCS_OK;
 }
 
-// bytes = count * each, refused when it does not fit.
-ccs_status_t checked_product(const call_state &c, size_t count, size_t each, size_t &bytes) {
+ccs_status_t ccs::coll_checked_product(const coll_call &c, size_t count, size_t each, size_t &bytes) {
     if (each && count > std::numeric_limits<size_t>::max() / each)
         return fail(CCS_ERR_OVERFLOW, std::string(c.name) + ": " + std::to_string(count) + " times " +
                                           std::to_string(each) + " bytes does not fit in size_t");
@@ -64,19 +47,17 @@ ccs_status_t checked_product(const call_state &c, size_t count, size_t each, siz
     return CCS_OK;
 }
 
-// A small blocking collective of a team in node memory runs in the call
-// (coll/node_now.cpp); everything else through a schedule.
-bool runs_now(const call_state &c, size_t bytes) {
+bool ccs::coll_runs_now(const coll_call &c, size_t bytes) {
     return !c.completion && c.local == CCS_OK && c.team->view.area && c.size() > 1 &&
            bytes <= coll::node_area::slot_bytes;
 }
 
-ccs_status_t run_now(call_state &c, const coll::coll_engine::small_in_node &call) {
+ccs_status_t ccs::coll_run_now(coll_call &c, const coll::coll_engine::small_in_node &call) {
     c.rt->note_activity();
     return c.rt->teams().run_now(*c.team, call);
 }
 
-ccs_status_t launch(call_state &c, coll::schedule &&s) {
+ccs_status_t ccs::coll_launch(coll_call &c, coll::schedule &&s) {
     c.rt->note_activity();
     if (c.local != CCS_OK) {
         const std::string why = last_error();
@@ -90,24 +71,26 @@ ccs_status_t launch(call_state &c, coll::schedule &&s) {
     return c.rt->teams().run(*c.team, std::move(s));
 }
 
+namespace {
+
 // The reductions: allreduce, reduce (root >= 0), scan and exscan.
 enum class reduction_kind { all, to_root, scan, exscan };
 
 ccs_status_t reduce_call(const char *name, reduction_kind k, ccs_team_t team, const void *src, void *dst,
                          size_t count, int type, int op, int root, const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
-        call_state c{name};
-        ccs_status_t st = begin(c, team, completion);
+        coll_call c{name};
+        ccs_status_t st = coll_begin(c, team, completion);
         if (st != CCS_OK || (st = check_acc_op_type(name, op, type)) != CCS_OK) return st;
-        if (k == reduction_kind::to_root && (st = check_root(c, root)) != CCS_OK) return st;
+        if (k == reduction_kind::to_root && (st = coll_check_root(c, root)) != CCS_OK) return st;
         const coll::reduction r = coll::make_reduction(op, type);
         size_t bytes = 0;
-        if ((st = checked_product(c, count, r.element, bytes)) != CCS_OK) return st;
+        if ((st = coll_checked_product(c, count, r.element, bytes)) != CCS_OK) return st;
         if (bytes && !src) c.refuse("src is NULL but count > 0");
         if (bytes && !dst && (k != reduction_kind::to_root || c.me() == root)) c.refuse("dst is NULL but count > 0");
         const auto *in = static_cast<const uint8_t *>(c.local == CCS_OK ? src : nullptr);
         auto *out = static_cast<uint8_t *>(c.local == CCS_OK ? dst : nullptr);
-        if (k == reduction_kind::all && runs_now(c, bytes)) {
+        if (k == reduction_kind::all && coll_runs_now(c, bytes)) {
             coll::coll_engine::small_in_node call;
             call.signature = coll::reduction_signature(coll::kind::allreduce, count, r);
             call.what = coll::kind::allreduce;
@@ -115,14 +98,14 @@ ccs_status_t reduce_call(const char *name, reduction_kind k, ccs_team_t team, co
             call.dst = out;
             call.bytes = bytes;
             call.r = &r;
-            return run_now(c, call);
+            return coll_run_now(c, call);
         }
         switch (k) {
         case reduction_kind::all:
-            return launch(c, coll::build_allreduce(c.team->view, c.team->next_seq, in, out, count, r));
-        case reduction_kind::to_root: return launch(c, coll::build_reduce(c.team->view, c.team->next_seq, in, out, count, r, root));
-        case reduction_kind::scan: return launch(c, coll::build_scan(c.team->view, c.team->next_seq, in, out, count, r, false));
-        default: return launch(c, coll::build_scan(c.team->view, c.team->next_seq, in, out, count, r, true));
+            return coll_launch(c, coll::build_allreduce(c.team->view, c.team->next_seq, in, out, count, r));
+        case reduction_kind::to_root: return coll_launch(c, coll::build_reduce(c.team->view, c.team->next_seq, in, out, count, r, root));
+        case reduction_kind::scan: return coll_launch(c, coll::build_scan(c.team->view, c.team->next_seq, in, out, count, r, false));
+        default: return coll_launch(c, coll::build_scan(c.team->view, c.team->next_seq, in, out, count, r, true));
         }
     });
 }
@@ -130,7 +113,7 @@ ccs_status_t reduce_call(const char *name, reduction_kind k, ccs_team_t team, co
 // Where the v-forms' blocks lie, from the caller's arrays; refused (this
 // process's mistake) when missing, when its own entry is not `length`, or
 // when a block reaches past the end of memory.
-coll::blocks caller_blocks(call_state &c, size_t length, const size_t *lengths, const size_t *offsets) {
+coll::blocks caller_blocks(coll_call &c, size_t length, const size_t *lengths, const size_t *offsets) {
     coll::blocks b;
     if (!lengths || !offsets) {
         c.refuse("lengths or offsets is NULL");
@@ -151,14 +134,14 @@ ccs_status_t gather_call(const char *name, ccs_team_t team, const void *src, siz
                          const size_t *lengths, const size_t *offsets, bool variable, int root,
                          const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
-        call_state c{name};
-        ccs_status_t st = begin(c, team, completion);
-        if (st != CCS_OK || (root >= 0 && (st = check_root(c, root)) != CCS_OK)) return st;
+        coll_call c{name};
+        ccs_status_t st = coll_begin(c, team, completion);
+        if (st != CCS_OK || (root >= 0 && (st = coll_check_root(c, root)) != CCS_OK)) return st;
         const bool everyone = root < 0;
         coll::blocks b;
         if (!variable) {
             size_t total = 0;
-            if ((st = checked_product(c, static_cast<size_t>(c.size()), length, total)) != CCS_OK) return st;
+            if ((st = coll_checked_product(c, static_cast<size_t>(c.size()), length, total)) != CCS_OK) return st;
             b = coll::blocks::uniform(c.size(), length);
         } else if (everyone || c.me() == root) {
             b = caller_blocks(c, length, lengths, offsets);
@@ -167,8 +150,8 @@ ccs_status_t gather_call(const char *name, ccs_team_t team, const void *src, siz
         if ((everyone || c.me() == root) && !dst && b.total()) c.refuse("dst is NULL");
         const auto *in = static_cast<const uint8_t *>(c.local == CCS_OK ? src : nullptr);
         auto *out = static_cast<uint8_t *>(c.local == CCS_OK ? dst : nullptr);
-        if (everyone) return launch(c, coll::build_allgather(c.team->view, c.team->next_seq, in, length, out, b));
-        return launch(c, coll::build_gather(c.team->view, c.team->next_seq, in, length, out, b, !variable, root));
+        if (everyone) return coll_launch(c, coll::build_allgather(c.team->view, c.team->next_seq, in, length, out, b));
+        return coll_launch(c, coll::build_gather(c.team->view, c.team->next_seq, in, length, out, b, !variable, root));
     });
 }
 
@@ -178,32 +161,32 @@ extern "C" {
 
 ccs_status_t ccs_team_barrier(ccs_team_t team, const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
-        call_state c{"ccs_team_barrier"};
-        const ccs_status_t st = begin(c, team, completion);
+        coll_call c{"ccs_team_barrier"};
+        const ccs_status_t st = coll_begin(c, team, completion);
         if (st != CCS_OK) return st;
-        if (runs_now(c, 0)) return run_now(c, {coll::signature_of(coll::kind::barrier)});
-        return launch(c, coll::build_barrier(c.team->view, c.team->next_seq));
+        if (coll_runs_now(c, 0)) return coll_run_now(c, {coll::signature_of(coll::kind::barrier)});
+        return coll_launch(c, coll::build_barrier(c.team->view, c.team->next_seq));
     });
 }
 
 ccs_status_t ccs_team_broadcast(ccs_team_t team, void *buffer, size_t length, int root,
                                 const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
-        call_state c{"ccs_team_broadcast"};
-        ccs_status_t st = begin(c, team, completion);
-        if (st != CCS_OK || (st = check_root(c, root)) != CCS_OK) return st;
+        coll_call c{"ccs_team_broadcast"};
+        ccs_status_t st = coll_begin(c, team, completion);
+        if (st != CCS_OK || (st = coll_check_root(c, root)) != CCS_OK) return st;
         if (length && !buffer) c.refuse("buffer is NULL but length > 0");
         auto *data = static_cast<uint8_t *>(c.local == CCS_OK ? buffer : nullptr);
-        if (runs_now(c, length)) {
+        if (coll_runs_now(c, length)) {
             coll::coll_engine::small_in_node call;
             call.signature = coll::broadcast_signature(root, length);
             call.what = coll::kind::broadcast;
             call.dst = data;
             call.bytes = length;
             call.root = root;
-            return run_now(c, call);
+            return coll_run_now(c, call);
         }
-        return launch(c, coll::build_broadcast(c.team->view, c.team->next_seq, data, length, root));
+        return coll_launch(c, coll::build_broadcast(c.team->view, c.team->next_seq, data, length, root));
     });
 }
 
@@ -250,15 +233,15 @@ ccs_status_t ccs_team_allgatherv(ccs_team_t team, const void *src, size_t length
 ccs_status_t ccs_team_alltoall(ccs_team_t team, const void *src, size_t length, void *dst,
                                const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {
-        call_state c{"ccs_team_alltoall"};
-        ccs_status_t st = begin(c, team, completion);
+        coll_call c{"ccs_team_alltoall"};
+        ccs_status_t st = coll_begin(c, team, completion);
         size_t total = 0;
-        if (st != CCS_OK || (st = checked_product(c, static_cast<size_t>(c.size()), length, total)) != CCS_OK)
+        if (st != CCS_OK || (st = coll_checked_product(c, static_cast<size_t>(c.size()), length, total)) != CCS_OK)
             return st;
         if (total && (!src || !dst)) c.refuse("src or dst is NULL but length > 0");
         const auto *in = static_cast<const uint8_t *>(c.local == CCS_OK ? src : nullptr);
         auto *out = static_cast<uint8_t *>(c.local == CCS_OK ? dst : nullptr);
-        return launch(c, coll::build_alltoall(c.team->view, c.team->next_seq, in, length, out));
+        return coll_launch(c, coll::build_alltoall(c.team->view, c.team->next_seq, in, length, out));
     });
 }
 
