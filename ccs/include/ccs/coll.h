@@ -138,6 +138,34 @@ CCS_API ccs_status_t ccs_team_allgatherv(ccs_team_t team, const void *src, size_
 CCS_API ccs_status_t ccs_team_alltoall(ccs_team_t team, const void *src, size_t length, void *dst,
                                        const ccs_completion_t *completion);
 
+/* ------------------------------------------------- noncontiguous buffers
+ * The same collectives on buffers described by committed datadescs
+ * (ccs/datadesc.h): a buffer is `count` elements of its datadesc at an
+ * address, and what travels is its packed stream (ccs_datadesc_pack's
+ * order), whose bytes are what the contiguous form calls length. Where one
+ * buffer holds a block for each member (gather's dst, allgather's dst,
+ * alltoall's src and dst), block i is the `count` elements from i * count
+ * extents on (MPI's layout): count * size elements in all. Streams are
+ * matched by their bytes, so a member may describe its side with another
+ * datadesc than the others, or call the contiguous form, as long as the
+ * bytes agree. The data is packed when the call starts and unpacked when
+ * it ends; the datadescs may be freed once the call returned. */
+
+CCS_API ccs_status_t ccs_team_broadcast_datadesc(ccs_team_t team, void *buffer, int64_t count, ccs_datadesc_t dd,
+                                                 int root, const ccs_completion_t *completion);
+/* src_count * size(src_dd) == dst_count * size(dst_dd) bytes per member;
+ * dst, dst_count and dst_dd are read at root only. */
+CCS_API ccs_status_t ccs_team_gather_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                              ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
+                                              ccs_datadesc_t dst_dd, int root, const ccs_completion_t *completion);
+CCS_API ccs_status_t ccs_team_allgather_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                                 ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
+                                                 ccs_datadesc_t dst_dd, const ccs_completion_t *completion);
+/* src_count and dst_count elements per block. */
+CCS_API ccs_status_t ccs_team_alltoall_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                                ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
+                                                ccs_datadesc_t dst_dd, const ccs_completion_t *completion);
+
 #ifdef __cplusplus
 }
 #endif
