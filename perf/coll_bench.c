@@ -3,14 +3,15 @@
  * perf/compare_collectives.sh), so both are timed by the same loop:
  * barrier, 8-byte allreduce (one double, sum), 1 MiB allreduce (doubles,
  * sum), 1 MiB broadcast from rank 0; and, not run by default, 8-byte
- * reduce to rank 0, allgather of 8 bytes and of 64 KiB from each process
- * and alltoall of 1 KiB per pair. Each process times its iterations
+ * and 1 MiB reduce to rank 0, 8-byte and 64 KiB gather to rank 0 and
+ * allgather, and alltoall of 1 KiB per pair. Each process times its iterations
  * after a warm-up (about half a second's worth, as rank 0 measured them);
  * printed is the mean over processes of each one's
  * microseconds per call (OSU's "Avg Latency"), one line per test:
  *   <test> <bytes> <microseconds>
  *   usage: coll_bench [test ...]   (barrier allreduce8 allreduce1m bcast1m
- *                                   reduce8 allgather8 allgather64k alltoall1k;
+ *                                   reduce8 reduce1m gather8 gather64k
+ *                                   allgather8 allgather64k alltoall1k;
  *                                   default the first four) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,9 @@ static void allreduce(const double *src, double *dst, size_t n) {
 static void broadcast(void *buf, size_t bytes) { MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD); }
 static void reduce(const double *src, double *dst, size_t n) {
     MPI_Reduce(src, dst, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+}
+static void gather(const void *src, size_t bytes, void *dst) {
+    MPI_Gather(src, (int)bytes, MPI_BYTE, dst, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 static void allgather(const void *src, size_t bytes, void *dst) {
     MPI_Allgather(src, (int)bytes, MPI_BYTE, dst, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
@@ -62,6 +66,9 @@ static void broadcast(void *buf, size_t bytes) { check(ccs_team_broadcast(CCS_TE
 static void reduce(const double *src, double *dst, size_t n) {
     check(ccs_team_reduce(CCS_TEAM_WORLD, src, dst, n, CCS_ACC_DOUBLE, CCS_ACC_SUM, 0, NULL));
 }
+static void gather(const void *src, size_t bytes, void *dst) {
+    check(ccs_team_gather(CCS_TEAM_WORLD, src, bytes, dst, 0, NULL));
+}
 static void allgather(const void *src, size_t bytes, void *dst) {
     check(ccs_team_allgather(CCS_TEAM_WORLD, src, bytes, dst, NULL));
 }
@@ -85,6 +92,9 @@ static void run_once(const char *test) {
     else if (!strcmp(test, "allreduce8")) allreduce(src, dst, 1);
     else if (!strcmp(test, "allreduce1m")) allreduce(src, dst, mib / sizeof(double));
     else if (!strcmp(test, "reduce8")) reduce(src, dst, 1);
+    else if (!strcmp(test, "reduce1m")) reduce(src, dst, mib / sizeof(double));
+    else if (!strcmp(test, "gather8")) gather(bytes, 8, gathered);
+    else if (!strcmp(test, "gather64k")) gather(bytes, 64 * 1024, gathered);
     else if (!strcmp(test, "allgather8")) allgather(bytes, 8, gathered);
     else if (!strcmp(test, "allgather64k")) allgather(bytes, 64 * 1024, gathered);
     else if (!strcmp(test, "alltoall1k")) alltoall(bytes, 1024, gathered);
@@ -94,8 +104,10 @@ static void run_once(const char *test) {
 /* Bytes per process (allgather, alltoall: per block). */
 static size_t test_bytes(const char *test) {
     if (!strcmp(test, "barrier")) return 0;
-    if (!strcmp(test, "allreduce8") || !strcmp(test, "reduce8") || !strcmp(test, "allgather8")) return 8;
-    if (!strcmp(test, "allgather64k")) return 64 * 1024;
+    if (!strcmp(test, "allreduce8") || !strcmp(test, "reduce8") || !strcmp(test, "gather8") ||
+        !strcmp(test, "allgather8"))
+        return 8;
+    if (!strcmp(test, "gather64k") || !strcmp(test, "allgather64k")) return 64 * 1024;
     if (!strcmp(test, "alltoall1k")) return 1024;
     return mib;
 }

@@ -330,11 +330,14 @@ TEST(Collectives, GoThroughNodeMemoryWhereTheTransportsMapIt) {
     CCS_ASSERT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
     EXPECT_EQ(sum, size());
     // The rest too (on one node; in two levels they go by messages).
-    std::vector<int64_t> all(static_cast<size_t>(size()));
-    CCS_ASSERT_OK(ccs_team_reduce(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, 0, nullptr));
+    // Reduce and gather through node memory only past a slot.
+    const size_t large = 2 * 8192;
+    std::vector<int64_t> all(static_cast<size_t>(size()) * large), mine(large, 1), reduced(large);
+    CCS_ASSERT_OK(
+        ccs_team_reduce(CCS_TEAM_WORLD, mine.data(), reduced.data(), large, CCS_ACC_INT64, CCS_ACC_SUM, 0, nullptr));
     CCS_ASSERT_OK(ccs_team_scan(CCS_TEAM_WORLD, &one, &sum, 1, CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
     EXPECT_EQ(sum, rank() + 1);
-    CCS_ASSERT_OK(ccs_team_gather(CCS_TEAM_WORLD, &one, 8, all.data(), 0, nullptr));
+    CCS_ASSERT_OK(ccs_team_gather(CCS_TEAM_WORLD, mine.data(), 8 * large, all.data(), 0, nullptr));
     CCS_ASSERT_OK(ccs_team_allgather(CCS_TEAM_WORLD, &one, 8, all.data(), nullptr));
     CCS_ASSERT_OK(ccs_team_alltoall(CCS_TEAM_WORLD, all.data(), 8, all.data(), nullptr));
     EXPECT_EQ(stat(expected), before + 7) << expected;

@@ -41,9 +41,11 @@ struct blocks {
 constexpr size_t allgather_direct_max = 16 * 1024;
 
 // `seq`: the collective's number in its team. Where the team has node
-// memory (all on one node), every collective but gatherv (whose block
-// sizes only the root knows) and large scans goes through it
-// (coll/algorithms_node.hpp).
+// memory (all on one node), collectives go through it
+// (coll/algorithms_node.hpp), except: gatherv (only the root knows the
+// block sizes), scans past a slot, and small reduce and gather, whose
+// members but the root only give: by messages they run ahead of the root
+// instead of waiting, every second call, for it to free their slot.
 // From this many bytes an allreduce by messages goes around a ring
 // (reduce-scatter, then allgather) instead of recursive doubling, with
 // more than 2 members (with 2 the two are the same exchange), for every op

@@ -15,20 +15,19 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
                         size_t count, const reduction &r);
 
 // Small: slots; large: chunk by chunk (coll/algorithms_node_data.cpp).
-// Gather of uniform blocks, allgather of blocks b (every member's length
-// known to all), alltoall.
-schedule node_gather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
-                     uint8_t *dst, int root);
+// Allgather of blocks b (every member's length known to all), alltoall;
+// gather of uniform blocks, large only.
+schedule node_gather(const team_view &t, uint64_t signature, const uint8_t *src, size_t length, uint8_t *dst,
+                     int root);
 schedule node_allgather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                         const blocks &b);
 schedule node_alltoall(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
                        uint8_t *dst);
-schedule node_reduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
-                     size_t count, const reduction &r, int root);
 // Small scans only (slot_bytes at most).
 schedule node_scan(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                    size_t count, const reduction &r, bool exclusive);
-// Large reductions: the result at root, or everywhere when root < 0.
+// Large reductions: the result at root (reduce), or everywhere when
+// root < 0 (allreduce).
 schedule node_reduce_chunks(const team_view &t, uint64_t signature, const uint8_t *src, uint8_t *dst, size_t count,
                             const reduction &r, int root);
 

@@ -1,4 +1,4 @@
-// Gather, allgather, alltoall, reduce and scan of a team all on one node,
+// Gather, allgather, alltoall and scan of a team all on one node,
 // through its memory (coll/node_area.hpp). Small: every member puts its
 // part in its slot; those that need the others' read them out of their
 // slots once every member arrived. Large: chunk by chunk through every
@@ -90,20 +90,11 @@ uint8_t *at(uint8_t *base, size_t offset) { return base ? base + offset : nullpt
 
 }  // namespace
 
-schedule node_gather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
-                     uint8_t *dst, int root) {
-    const bool reads = t.rank == root;
-    const size_t n = static_cast<size_t>(t.size());
-    if (length <= node_area::slot_bytes) {
-        slot_take take;
-        if (reads)
-            take = [dst, length, n](const node_area &a, uint64_t s) {
-                for (size_t j = 0; j < n; ++j) copy(at(dst, j * length), a.slot(static_cast<int>(j), s, length), length);
-            };
-        return slot_exchange(t, seq, signature, src, length, std::move(take));
-    }
+// Large only: small rooted ones go by messages (algorithms.hpp).
+schedule node_gather(const team_view &t, uint64_t signature, const uint8_t *src, size_t length, uint8_t *dst,
+                     int root) {
     chunk_take take;
-    if (reads)
+    if (t.rank == root)
         take = [dst, length](int j, const uint8_t *chunk, size_t from) {
             copy_overlap(at(dst, static_cast<size_t>(j) * length), chunk, from, 0, length);
         };
@@ -138,16 +129,6 @@ schedule node_alltoall(const team_view &t, uint64_t seq, uint64_t signature, con
     return chunk_exchange(t, signature, src, all, all, [dst, length, me](int j, const uint8_t *chunk, size_t from) {
         copy_overlap(at(dst, static_cast<size_t>(j) * length), chunk, from, me * length, length);
     });
-}
-
-schedule node_reduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
-                     size_t count, const reduction &r, int root) {
-    const size_t bytes = count * r.element;
-    if (bytes > node_area::slot_bytes) return node_reduce_chunks(t, signature, src, dst, count, r, root);
-    slot_take take;
-    if (t.rank == root)
-        take = [dst, bytes, r](const node_area &a, uint64_t s) { combine_slots(a, s, r, dst, bytes); };
-    return slot_exchange(t, seq, signature, src, bytes, std::move(take));
 }
 
 // Member r combines the slots of members 0 .. r (exclusive: 0 .. r - 1),

@@ -136,10 +136,11 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
     return s;
 }
 
-schedule build_reduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
+schedule build_reduce(const team_view &t, uint64_t, const uint8_t *src, uint8_t *dst, size_t count,
                       const reduction &r, int root) {
     const uint64_t signature = reduction_signature(kind::reduce, count, r, static_cast<uint64_t>(root));
-    if (t.area && t.size() > 1) return node_reduce(t, seq, signature, src, dst, count, r, root);
+    if (t.area && t.size() > 1 && count * r.element > node_area::slot_bytes)
+        return node_reduce_chunks(t, signature, src, dst, count, r, root);
     schedule s;
     s.signature = signature;
     const size_t bytes = count * r.element;
