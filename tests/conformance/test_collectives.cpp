@@ -27,7 +27,11 @@ int team_rank(ccs_team_t t) {
 }
 
 // The teams every test runs on: the job, and (with 3 or more processes)
-// every second process from 1 and the job without rank 0, reversed.
+// every second process from 1 and the job without rank 0, reversed; with
+// 4 or more, the job dealt out in threes (0, 3, 6, ..., 1, 4, 7, ...), so
+// that a node's members, on pretend nodes of runs of ranks, are not a run
+// of team ranks, and the last rank is not on the node whose first rank
+// is the highest.
 struct test_teams {
     std::vector<ccs_team_t> mine;  // those this process is in
     std::vector<ccs_team_t> made;
@@ -39,7 +43,14 @@ struct test_teams {
         std::vector<int> list;
         for (int r = size() - 1; r >= 1; --r) list.push_back(r);
         EXPECT_EQ(ccs_team_create(CCS_TEAM_WORLD, list.data(), size() - 1, &rest), CCS_OK) << ccs_last_error();
-        for (ccs_team_t t : {odds, rest})
+        ccs_team_t dealt{};
+        if (size() >= 4) {
+            list.clear();
+            for (int first : {0, 1, 2})
+                for (int r = first; r < size(); r += 3) list.push_back(r);
+            EXPECT_EQ(ccs_team_create(CCS_TEAM_WORLD, list.data(), size(), &dealt), CCS_OK) << ccs_last_error();
+        }
+        for (ccs_team_t t : {odds, rest, dealt})
             if (t.id) {
                 mine.push_back(t);
                 made.push_back(t);

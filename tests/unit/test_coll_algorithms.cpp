@@ -162,15 +162,18 @@ TEST(CollAlgorithms, DataMovementForEverySizeAndRoot) {
         std::vector<schedule> barrier;
         for (int m = 0; m < n; ++m) barrier.push_back(build_barrier(member(m, n), 0));
         ASSERT_TRUE(run_all(barrier)) << n;
-        // Broadcast from every root.
-        for (int root = 0; root < n; ++root) {
-            std::vector<std::vector<uint8_t>> buf(nn, std::vector<uint8_t>(33, 0));
-            for (size_t i = 0; i < 33; ++i) buf[static_cast<size_t>(root)][i] = static_cast<uint8_t>(i + root);
-            std::vector<schedule> b;
-            for (int m = 0; m < n; ++m) b.push_back(build_broadcast(member(m, n), 0, buf[static_cast<size_t>(m)].data(), 33, root));
-            ASSERT_TRUE(run_all(b)) << n << " members, root " << root;
-            for (int m = 0; m < n; ++m) EXPECT_EQ(buf[static_cast<size_t>(m)], buf[static_cast<size_t>(root)]);
-        }
+        // Broadcast from every root, down the tree and along the chain (in
+        // segments, the last one short).
+        for (size_t length : {size_t{33}, chain_broadcast_min + broadcast_segment / 3})
+            for (int root = 0; root < n; ++root) {
+                std::vector<std::vector<uint8_t>> buf(nn, std::vector<uint8_t>(length, 0));
+                for (size_t i = 0; i < length; ++i) buf[static_cast<size_t>(root)][i] = static_cast<uint8_t>(i * 7 + root);
+                std::vector<schedule> b;
+                for (int m = 0; m < n; ++m)
+                    b.push_back(build_broadcast(member(m, n), 0, buf[static_cast<size_t>(m)].data(), length, root));
+                ASSERT_TRUE(run_all(b)) << n << " members, root " << root;
+                for (int m = 0; m < n; ++m) EXPECT_EQ(buf[static_cast<size_t>(m)], buf[static_cast<size_t>(root)]);
+            }
         // Allgather by direct sends and around the ring, gather, alltoall.
         for (size_t length : {size_t{3}, allgather_direct_max / nn + 1}) {
             std::vector<std::vector<uint8_t>> mine(nn), all(nn, std::vector<uint8_t>(length * nn, 0));

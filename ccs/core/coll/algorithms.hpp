@@ -52,6 +52,12 @@ constexpr size_t allgather_direct_max = 16 * 1024;
 // but REPLACE (whose result, the last rank's, needs rank order).
 constexpr size_t ring_allreduce_min = 64 * 1024;
 
+// From this many bytes a broadcast by messages among more than two
+// members goes along a chain in segments instead of down a binomial tree
+// (where the root sends the whole buffer log2 n times).
+constexpr size_t chain_broadcast_min = 256 * 1024;
+constexpr size_t broadcast_segment = 64 * 1024;
+
 schedule build_barrier(const team_view &t, uint64_t seq);
 schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root);
 // dst on every member: below ring_allreduce_min, recursive doubling;

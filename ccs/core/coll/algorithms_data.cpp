@@ -50,13 +50,40 @@ schedule build_barrier(const team_view &t, uint64_t seq) {
     return s;
 }
 
+namespace {
+
+// A chain from the root (ranks relative to it), segment by segment: each
+// member forwards segment k to the next as soon as it has it, while
+// segment k + 1 arrives, so every member receives and sends each byte
+// once and the last has it (n - 1 + segments - 1) segment times after the
+// root started. Segment k's message has tag k.
+schedule chain_broadcast(const team_view &t, uint64_t signature, uint8_t *buffer, size_t length, int root) {
+    schedule s;
+    s.signature = signature;
+    const int n = t.size();
+    const int v = (t.rank - root + n) % n;
+    const int previous = (t.rank + n - 1) % n, next = (t.rank + 1) % n;
+    const size_t segments = (length + broadcast_segment - 1) / broadcast_segment;
+    for (size_t k = 0; k < segments; ++k) {
+        const size_t from = k * broadcast_segment, bytes = std::min(broadcast_segment, length - from);
+        const auto tag = static_cast<uint32_t>(k);
+        if (v > 0) s.add_round(tag).receives.push_back({previous, at(buffer, from), bytes});
+        if (v < n - 1) s.add_round(tag).sends.push_back({next, at(buffer, from), bytes});
+    }
+    return s;
+}
+
+}  // namespace
+
 // Binomial tree rooted at `root` (ranks relative to it): receive from the
 // parent, then send to every child at once, the largest subtree first.
-// One message per (parent, child): one tag for all.
+// One message per (parent, child): one tag for all. Large, with more than
+// two members, along a chain instead.
 schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size_t length, int root) {
     const uint64_t signature = broadcast_signature(root, length);
     if (t.area && t.size() > 1) return node_broadcast(t, seq, signature, buffer, length, root);
-    if (t.levels && length <= node_area::slot_bytes) return levels_broadcast(t, seq, signature, buffer, length, root);
+    if (t.levels) return levels_broadcast(t, seq, signature, buffer, length, root);
+    if (t.size() > 2 && length >= chain_broadcast_min) return chain_broadcast(t, signature, buffer, length, root);
     schedule s;
     s.signature = signature;
     const int n = t.size();

@@ -2,14 +2,17 @@
 // two_levels): the members on each node meet in their node memory, where
 // the node's leader (its first member) gathers what they bring; the
 // leaders run the message algorithm among themselves; each leader hands
-// the outcome back through its node memory. Small ones only (up to a
-// slot); larger ones go by messages among all members.
+// the outcome back through its node memory.
 //
-// Node memory protocol, as for a team on one node (algorithms_node.cpp):
-// a member's data in its slot of the collective's parity, then its arrive
-// word; the leader's outcome in its own slot, then its released word.
+// Small ones (up to a slot), as for a team on one node
+// (algorithms_node.cpp): a member's data in its slot of the collective's
+// parity, then its arrive word; the leader's outcome in its own slot,
+// then its released word. Large broadcasts and allreduces are the node
+// schedules themselves (chunk by chunk) on the node's members as a team,
+// around the leaders' message schedule.
 #include "core/coll/algorithms_node.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ccs::coll {
@@ -39,6 +42,26 @@ void append_leaders(schedule &s, schedule &&leaders, const two_levels &l) {
         s.rounds.push_back(std::move(r));
     }
     for (auto &bytes : leaders.scratch) s.scratch.push_back(std::move(bytes));
+}
+
+// This node's members as a team of their own, in its node memory.
+team_view node_view(const team_view &t) {
+    const two_levels &l = *t.levels;
+    std::vector<int> members;
+    for (int m : l.group) members.push_back(t.job_rank(m));
+    team_view v;
+    v.wire_id = t.wire_id;
+    v.members = std::make_shared<const std::vector<int>>(std::move(members));
+    v.rank = l.index;
+    v.area = l.area;
+    return v;
+}
+
+// Appends a node schedule's rounds (which send nothing) to `s`.
+void append_node(schedule &s, schedule &&node) {
+    for (schedule::round &r : node.rounds) s.rounds.push_back(std::move(r));
+    for (auto &bytes : node.scratch) s.scratch.push_back(std::move(bytes));
+    s.chunks_end = std::max(s.chunks_end, node.chunks_end);
 }
 
 // > 0 once `member`'s word of `which` (arrive or released) says it reached
@@ -86,8 +109,32 @@ schedule levels_barrier(const team_view &t, uint64_t seq, uint64_t signature) {
     return s;
 }
 
+// Large: on the root's node, from the root to its node's members (its
+// leader among them); among the leaders by messages; on every other node
+// from its leader to its members. A root that leads sends to the other
+// leaders first.
+schedule levels_broadcast_large(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer,
+                                size_t length, int root) {
+    const two_levels &l = *t.levels;
+    schedule s = level_schedule(t, signature);
+    const int root_leader = l.node_leader[static_cast<size_t>(root)];
+    const bool root_here = root_leader == l.node_leader[static_cast<size_t>(t.rank)];
+    const bool leader = l.leader_index >= 0;
+    int from = 0;  // the node member the node's part starts from
+    if (root_here)
+        while (l.group[static_cast<size_t>(from)] != root) ++from;
+    auto leaders = [&] {
+        if (leader) append_leaders(s, build_broadcast(leaders_view(t), seq, buffer, length, root_leader), l);
+    };
+    if (!root_here || from == 0) leaders();
+    if (l.area) append_node(s, node_broadcast(node_view(t), seq, signature, buffer, length, from));
+    if (root_here && from != 0) leaders();
+    return s;
+}
+
 schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
                           int root) {
+    if (length > node_area::slot_bytes) return levels_broadcast_large(t, seq, signature, buffer, length, root);
     const two_levels &l = *t.levels;
     schedule s = level_schedule(t, signature);
     node_area *a = l.area.get();
@@ -135,8 +182,24 @@ schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, 
     return s;
 }
 
+// Large: each node's members combine into their leader's dst (node memory,
+// chunk by chunk), the leaders allreduce by messages, each leader hands
+// the result to its node's members.
+schedule levels_allreduce_large(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src,
+                                uint8_t *dst, size_t count, const reduction &r) {
+    const two_levels &l = *t.levels;
+    schedule s = level_schedule(t, signature);
+    if (l.area) append_node(s, node_reduce_chunks(node_view(t), signature, src, dst, count, r, 0));
+    if (l.leader_index >= 0)
+        append_leaders(s, build_allreduce(leaders_view(t), seq, l.area ? dst : src, dst, count, r), l);
+    if (l.area) append_node(s, node_broadcast(node_view(t), seq, signature, dst, count * r.element, 0));
+    return s;
+}
+
 schedule levels_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                           size_t count, const reduction &r) {
+    if (count * r.element > node_area::slot_bytes)
+        return levels_allreduce_large(t, seq, signature, src, dst, count, r);
     const two_levels &l = *t.levels;
     schedule s = level_schedule(t, signature);
     node_area *a = l.area.get();

@@ -31,8 +31,8 @@ schedule node_scan(const team_view &t, uint64_t seq, uint64_t signature, const u
 schedule node_reduce_chunks(const team_view &t, uint64_t signature, const uint8_t *src, uint8_t *dst, size_t count,
                             const reduction &r, int root);
 
-// The small ones of a team across nodes, in two levels: node memory on
-// each node, messages among one leader per node (algorithms_levels.cpp).
+// Of a team across nodes, in two levels: node memory on each node,
+// messages among one leader per node (algorithms_levels.cpp).
 schedule levels_barrier(const team_view &t, uint64_t seq, uint64_t signature);
 schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
                           int root);

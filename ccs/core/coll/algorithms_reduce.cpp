@@ -86,7 +86,13 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
                          const reduction &r) {
     const uint64_t signature = reduction_signature(kind::allreduce, count, r);
     if (t.area && t.size() > 1) return node_allreduce(t, seq, signature, src, dst, count, r);
-    if (t.levels && count * r.element <= node_area::slot_bytes)
+    // (REPLACE, the last rank's, needs rank order: two levels combine by
+    // node, which is rank order only where nodes hold runs of ranks.)
+    // Large in two levels only across more than two nodes: with two, the
+    // leaders' exchange carries as much as a ring among all members does,
+    // after a node step that a ring overlaps (perf/RESULTS.md).
+    const bool large = count * r.element > node_area::slot_bytes;
+    if (t.levels && r.acc.op != CCS_ACC_REPLACE && (!large || t.levels->leaders.size() > 2))
         return levels_allreduce(t, seq, signature, src, dst, count, r);
     // (REPLACE keeps rank order: the last rank's, which a ring does not.)
     if (t.size() > 2 && count >= static_cast<size_t>(t.size()) && count * r.element >= ring_allreduce_min &&
