@@ -9,6 +9,7 @@
 // (like a wrong root: the stream's size, which decides the algorithm, is
 // unknown); a NULL buffer or streams of different sizes are this process's
 // mistakes, and the call takes part carrying them.
+#include "acc_checks.hpp"
 #include "coll_call.hpp"
 #include "core/coll/algorithms.hpp"
 #include "datadesc/copy_kernels.hpp"
@@ -117,9 +118,82 @@ coll::schedule alltoall(const coll_call &c, const uint8_t *in, size_t length, ui
     return coll::build_alltoall(c.team->view, c.team->next_seq, in, length, out);
 }
 
+enum class reduction_kind { all, to_root, scan, exscan };
+
+// Reductions: the streams are `count` elements of `type`, the same on
+// every member; dst (of reduce: at root only) receives a stream as long.
+ccs_status_t reduction_call(const char *name, reduction_kind k, ccs_team_t team, const void *src, int64_t src_count,
+                            ccs_datadesc_t src_dd, void *dst, int64_t dst_count, ccs_datadesc_t dst_dd, int type,
+                            int op, int root, const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        coll_call c{name};
+        ccs_status_t st = coll_begin(c, team, completion);
+        if (st != CCS_OK || (st = check_acc_op_type(name, op, type)) != CCS_OK) return st;
+        if (k == reduction_kind::to_root && (st = coll_check_root(c, root)) != CCS_OK) return st;
+        const bool receives = k != reduction_kind::to_root || c.me() == root;
+        layout_buffer in, out;
+        if ((st = check_layout(c, "src", src, src_count, src_dd, 1, in)) != CCS_OK) return st;
+        if (receives && (st = check_layout(c, "dst", dst, dst_count, dst_dd, 1, out)) != CCS_OK) return st;
+        const coll::reduction r = coll::make_reduction(op, type);
+        if (in.bytes % r.element)
+            return fail(CCS_ERR_INVALID_ARG, std::string(name) + ": src holds " + std::to_string(in.bytes) +
+                                                 " bytes, not a whole number of " + std::to_string(r.element) +
+                                                 "-byte elements");
+        const size_t count = in.bytes / r.element;
+        if (in.bytes && !src) c.refuse("src is NULL but its stream is not empty");
+        if (receives && out.bytes && !dst) c.refuse("dst is NULL but its stream is not empty");
+        if (receives && out.bytes != in.bytes)
+            c.refuse("src holds " + std::to_string(in.bytes) + " bytes, dst " + std::to_string(out.bytes));
+        if (c.local != CCS_OK) in.base = out.base = nullptr;
+        coll::schedule s;
+        uint8_t *in_stream = stream_of(in, s);
+        uint8_t *out_stream = receives ? stream_of(out, s) : nullptr;
+        pack(in, in_stream);
+        const coll::team_view &v = c.team->view;
+        const uint64_t seq = c.team->next_seq;
+        coll::schedule built =
+            k == reduction_kind::all       ? coll::build_allreduce(v, seq, in_stream, out_stream, count, r)
+            : k == reduction_kind::to_root ? coll::build_reduce(v, seq, in_stream, out_stream, count, r, root)
+                                           : coll::build_scan(v, seq, in_stream, out_stream, count, r,
+                                                              k == reduction_kind::exscan);
+        for (auto &bytes : s.scratch) built.scratch.push_back(std::move(bytes));
+        // (Rank 0's exscan result is undefined: its dst stays as it was.)
+        if (receives && !(k == reduction_kind::exscan && c.me() == 0)) unpack_at_end(built, out, out_stream);
+        return coll_launch(c, std::move(built));
+    });
+}
+
 }  // namespace
 
 extern "C" {
+
+ccs_status_t ccs_team_reduce_datadesc(ccs_team_t team, const void *src, int64_t src_count, ccs_datadesc_t src_dd,
+                                      void *dst, int64_t dst_count, ccs_datadesc_t dst_dd, int type, int op, int root,
+                                      const ccs_completion_t *completion) {
+    return reduction_call("ccs_team_reduce_datadesc", reduction_kind::to_root, team, src, src_count, src_dd, dst,
+                          dst_count, dst_dd, type, op, root, completion);
+}
+
+ccs_status_t ccs_team_allreduce_datadesc(ccs_team_t team, const void *src, int64_t src_count, ccs_datadesc_t src_dd,
+                                         void *dst, int64_t dst_count, ccs_datadesc_t dst_dd, int type, int op,
+                                         const ccs_completion_t *completion) {
+    return reduction_call("ccs_team_allreduce_datadesc", reduction_kind::all, team, src, src_count, src_dd, dst,
+                          dst_count, dst_dd, type, op, 0, completion);
+}
+
+ccs_status_t ccs_team_scan_datadesc(ccs_team_t team, const void *src, int64_t src_count, ccs_datadesc_t src_dd,
+                                    void *dst, int64_t dst_count, ccs_datadesc_t dst_dd, int type, int op,
+                                    const ccs_completion_t *completion) {
+    return reduction_call("ccs_team_scan_datadesc", reduction_kind::scan, team, src, src_count, src_dd, dst,
+                          dst_count, dst_dd, type, op, 0, completion);
+}
+
+ccs_status_t ccs_team_exscan_datadesc(ccs_team_t team, const void *src, int64_t src_count, ccs_datadesc_t src_dd,
+                                      void *dst, int64_t dst_count, ccs_datadesc_t dst_dd, int type, int op,
+                                      const ccs_completion_t *completion) {
+    return reduction_call("ccs_team_exscan_datadesc", reduction_kind::exscan, team, src, src_count, src_dd, dst,
+                          dst_count, dst_dd, type, op, 0, completion);
+}
 
 ccs_status_t ccs_team_broadcast_datadesc(ccs_team_t team, void *buffer, int64_t count, ccs_datadesc_t dd, int root,
                                          const ccs_completion_t *completion) {

@@ -1,4 +1,5 @@
-// Collectives on datadesc buffers: strided layouts on both sides, layouts
+// Collectives on datadesc buffers (data movement and reductions): strided
+// layouts on both sides, layouts
 // that differ between members (only the streams' bytes must agree), sizes
 // on both sides of node memory's slot and chunk, nonblocking with the
 // datadescs freed at once, and bad layouts.
@@ -120,6 +121,47 @@ TEST(CollectiveDatadesc, AlltoallStridedBothSides) {
         EXPECT_EQ(wrong, 0u) << "count " << count;
         EXPECT_EQ(dst.back(), -1);
     }
+}
+
+TEST(CollectiveDatadesc, ReductionsOverStridedElements) {
+    strided_int64 strided;
+    const int n = size(), me = rank();
+    for (size_t count : counts) {
+        // src strided (the gaps hold garbage that must not count), dst
+        // strided for allreduce and scan, contiguous for the rest.
+        std::vector<int64_t> src(2 * count, 99999), all(2 * count + 1, -1), scan(2 * count + 1, -1);
+        for (size_t i = 0; i < count; ++i) src[2 * i] = value(me, i);
+        const auto c = static_cast<int64_t>(count);
+        CCS_ASSERT_OK(ccs_team_allreduce_datadesc(CCS_TEAM_WORLD, src.data(), c, strided.dd, all.data(), c,
+                                                  strided.dd, CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
+        CCS_ASSERT_OK(ccs_team_scan_datadesc(CCS_TEAM_WORLD, src.data(), c, strided.dd, scan.data(), c, strided.dd,
+                                             CCS_ACC_INT64, CCS_ACC_MAX, nullptr));
+        std::vector<int64_t> at_root(count, -1), ex(count, -7);
+        CCS_ASSERT_OK(ccs_team_reduce_datadesc(CCS_TEAM_WORLD, src.data(), c, strided.dd,
+                                               me == n - 1 ? at_root.data() : nullptr, 8 * c, CCS_BYTE, CCS_ACC_INT64,
+                                               CCS_ACC_MIN, n - 1, nullptr));
+        CCS_ASSERT_OK(ccs_team_exscan_datadesc(CCS_TEAM_WORLD, src.data(), c, strided.dd, ex.data(), 8 * c, CCS_BYTE,
+                                               CCS_ACC_INT64, CCS_ACC_SUM, nullptr));
+        size_t wrong = 0;
+        for (size_t i = 0; i < count; ++i) {
+            int64_t sum = 0, prefix = 0;
+            for (int m = 0; m < n; ++m) sum += value(m, i);
+            for (int m = 0; m < me; ++m) prefix += value(m, i);
+            wrong += all[2 * i] != sum || all[2 * i + 1] != -1;
+            wrong += scan[2 * i] != value(me, i) || scan[2 * i + 1] != -1;  // MAX of 0 .. me: me's
+            if (me == n - 1) wrong += at_root[i] != value(0, i);
+            wrong += ex[i] != (me == 0 ? -7 : prefix);  // rank 0's untouched
+        }
+        EXPECT_EQ(wrong, 0u) << "count " << count;
+        EXPECT_EQ(all.back(), -1);
+        EXPECT_EQ(scan.back(), -1);
+    }
+    // A stream that is not a whole number of elements: refused at once.
+    int64_t x = 0;
+    EXPECT_EQ(ccs_team_allreduce_datadesc(CCS_TEAM_WORLD, &x, 6, CCS_BYTE, &x, 6, CCS_BYTE, CCS_ACC_INT64,
+                                          CCS_ACC_SUM, nullptr),
+              CCS_ERR_INVALID_ARG);
+    EXPECT_TRUE(mentions(ccs_last_error(), "whole number")) << ccs_last_error();
 }
 
 // The layouts are compiled into the collective: freeing them at once is

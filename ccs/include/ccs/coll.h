@@ -161,6 +161,25 @@ CCS_API ccs_status_t ccs_team_gather_datadesc(ccs_team_t team, const void *src, 
 CCS_API ccs_status_t ccs_team_allgather_datadesc(ccs_team_t team, const void *src, int64_t src_count,
                                                  ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
                                                  ccs_datadesc_t dst_dd, const ccs_completion_t *completion);
+/* Reductions: the streams hold elements of `type` (a whole number of
+ * them, the same on every member), combined as by the contiguous forms;
+ * dst (of reduce: at root only, else may be NULL) receives a stream as
+ * long as src's. src and dst may be the same buffer and layout. */
+CCS_API ccs_status_t ccs_team_reduce_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                              ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
+                                              ccs_datadesc_t dst_dd, int type, int op, int root,
+                                              const ccs_completion_t *completion);
+CCS_API ccs_status_t ccs_team_allreduce_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                                 ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
+                                                 ccs_datadesc_t dst_dd, int type, int op,
+                                                 const ccs_completion_t *completion);
+CCS_API ccs_status_t ccs_team_scan_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                            ccs_datadesc_t src_dd, void *dst, int64_t dst_count, ccs_datadesc_t dst_dd,
+                                            int type, int op, const ccs_completion_t *completion);
+CCS_API ccs_status_t ccs_team_exscan_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                              ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
+                                              ccs_datadesc_t dst_dd, int type, int op,
+                                              const ccs_completion_t *completion);
 /* src_count and dst_count elements per block. */
 CCS_API ccs_status_t ccs_team_alltoall_datadesc(ccs_team_t team, const void *src, int64_t src_count,
                                                 ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
