@@ -138,6 +138,10 @@ ccs_status_t gather_call(const char *name, ccs_team_t team, const void *src, siz
         ccs_status_t st = coll_begin(c, team, completion);
         if (st != CCS_OK || (root >= 0 && (st = coll_check_root(c, root)) != CCS_OK)) return st;
         const bool everyone = root < 0;
+        // Every member's blocks decide allgatherv's algorithm: without them
+        // this member could not take part in step with the others.
+        if (everyone && variable && (!lengths || !offsets))
+            return fail(CCS_ERR_INVALID_ARG, std::string(name) + ": lengths or offsets is NULL");
         coll::blocks b;
         if (!variable) {
             size_t total = 0;

@@ -37,6 +37,9 @@ TEST(CollectiveErrors, RefusedEverywhereAlike) {
     }
     EXPECT_EQ(ccs_team_allreduce(CCS_TEAM_WORLD, &x, &y, SIZE_MAX / 4, CCS_ACC_INT64, CCS_ACC_SUM, nullptr),
               CCS_ERR_OVERFLOW);
+    std::vector<size_t> lengths(static_cast<size_t>(size()), 8);
+    EXPECT_EQ(ccs_team_allgatherv(CCS_TEAM_WORLD, &x, 8, &y, lengths.data(), nullptr, nullptr), CCS_ERR_INVALID_ARG);
+    EXPECT_TRUE(mentions(ccs_last_error(), "lengths or offsets is NULL")) << ccs_last_error();
     // A completion that tells nothing, on every member.
     const ccs_completion_t nothing{};
     EXPECT_EQ(ccs_team_barrier(CCS_TEAM_WORLD, &nothing), CCS_ERR_INVALID_ARG);

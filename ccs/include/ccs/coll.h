@@ -129,7 +129,8 @@ CCS_API ccs_status_t ccs_team_gatherv(ccs_team_t team, const void *src, size_t l
 CCS_API ccs_status_t ccs_team_allgather(ccs_team_t team, const void *src, size_t length, void *dst,
                                         const ccs_completion_t *completion);
 /* As gatherv on every member: every member passes the same lengths and
- * offsets. */
+ * offsets (NULL ones fail the call at once, before it takes part, as a
+ * wrong root does: they decide the algorithm). */
 CCS_API ccs_status_t ccs_team_allgatherv(ccs_team_t team, const void *src, size_t length, void *dst,
                                          const size_t *lengths, const size_t *offsets,
                                          const ccs_completion_t *completion);
