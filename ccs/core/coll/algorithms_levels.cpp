@@ -196,6 +196,35 @@ schedule levels_allreduce_large(const team_view &t, uint64_t seq, uint64_t signa
     return s;
 }
 
+// Large reduce: each node's members combine into their leader (node
+// memory), the leaders reduce by messages to the root's leader, which
+// hands the result to the root through its node's memory if it does not
+// lead itself.
+schedule levels_reduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                       size_t count, const reduction &r, int root) {
+    const two_levels &l = *t.levels;
+    schedule s = level_schedule(t, signature);
+    const size_t bytes = count * r.element;
+    const int root_leader = l.node_leader[static_cast<size_t>(root)];
+    const bool root_here = root_leader == l.node_leader[static_cast<size_t>(t.rank)];
+    const bool leader = l.leader_index >= 0;
+    // Where the leader holds its node's part, and the leaders' result.
+    uint8_t *node_part = nullptr, *result = nullptr;
+    if (leader) {
+        node_part = t.rank == root ? dst : s.scratch_bytes(bytes);
+        if (root_here) result = t.rank == root ? dst : s.scratch_bytes(bytes);
+    }
+    if (l.area) append_node(s, node_reduce_chunks(node_view(t), signature, src, node_part, count, r, 0));
+    if (leader)
+        append_leaders(s, build_reduce(leaders_view(t), seq, l.area ? node_part : src, result, count, r, root_leader),
+                       l);
+    if (root_here && l.area && root != l.group[0]) {
+        uint8_t *buffer = leader ? result : t.rank == root ? dst : nullptr;
+        append_node(s, node_broadcast(node_view(t), seq, signature, buffer, bytes, 0));
+    }
+    return s;
+}
+
 schedule levels_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                           size_t count, const reduction &r) {
     if (count * r.element > node_area::slot_bytes)

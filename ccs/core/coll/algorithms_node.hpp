@@ -38,6 +38,9 @@ schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, 
                           int root);
 schedule levels_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                           size_t count, const reduction &r);
+// Large only.
+schedule levels_reduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
+                       size_t count, const reduction &r, int root);
 
 // dst = the slots of collective `seq` of members 0 .. members - 1 (all
 // when negative) combined in rank order.

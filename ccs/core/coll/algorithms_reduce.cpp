@@ -142,18 +142,20 @@ schedule build_allreduce(const team_view &t, uint64_t seq, const uint8_t *src, u
     return s;
 }
 
-schedule build_reduce(const team_view &t, uint64_t, const uint8_t *src, uint8_t *dst, size_t count,
+schedule build_reduce(const team_view &t, uint64_t seq, const uint8_t *src, uint8_t *dst, size_t count,
                       const reduction &r, int root) {
     const uint64_t signature = reduction_signature(kind::reduce, count, r, static_cast<uint64_t>(root));
-    if (t.area && t.size() > 1 && count * r.element > node_area::slot_bytes)
-        return node_reduce_chunks(t, signature, src, dst, count, r, root);
+    const bool large = count * r.element > node_area::slot_bytes;
+    if (t.area && t.size() > 1 && large) return node_reduce_chunks(t, signature, src, dst, count, r, root);
+    if (t.levels && large && r.acc.op != CCS_ACC_REPLACE) return levels_reduce(t, seq, signature, src, dst, count, r, root);
     schedule s;
     s.signature = signature;
     const size_t bytes = count * r.element;
     const int n = t.size(), me = t.rank;
     // Rank 0 combines in place when it is the root; everyone else in scratch.
     uint8_t *acc = me == 0 && root == 0 ? dst : s.scratch_bytes(bytes);
-    copy_in(acc, src, bytes);
+    // As a step: in two levels, src is filled by the node rounds before it.
+    if (acc != src) s.add_round(0).step = [acc, src, bytes] { copy_in(acc, src, bytes); };
     uint8_t *in = s.scratch_bytes(bytes);
     // Subtree of rank me covers [me, me + mask): children come after it.
     for (int mask = 1; mask < n; mask <<= 1) {
