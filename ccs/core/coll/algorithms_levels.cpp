@@ -19,17 +19,24 @@ namespace ccs::coll {
 
 namespace {
 
-// The leaders as a team of their own, for the message algorithms.
-team_view leaders_view(const team_view &t) {
-    const two_levels &l = *t.levels;
+// Some of the team's members (team ranks `of`) as a team of their own,
+// where this process has rank `rank`.
+team_view part_of(const team_view &t, const std::vector<int> &of, int rank, std::shared_ptr<node_area> area) {
     std::vector<int> members;
-    for (int leader : l.leaders) members.push_back(t.job_rank(leader));
+    for (int m : of) members.push_back(t.job_rank(m));
     team_view v;
     v.wire_id = t.wire_id;
     v.members = std::make_shared<const std::vector<int>>(std::move(members));
-    v.rank = l.leader_index;
+    v.rank = rank;
+    v.area = std::move(area);
     return v;
 }
+
+// The leaders, for the message algorithms.
+team_view leaders_view(const team_view &t) { return part_of(t, t.levels->leaders, t.levels->leader_index, nullptr); }
+
+// This node's members, in its node memory.
+team_view node_view(const team_view &t) { return part_of(t, t.levels->group, t.levels->index, t.levels->area); }
 
 // Appends the leaders' schedule to `s`: its peers become team ranks, its
 // tags move past the node rounds'.
@@ -42,19 +49,6 @@ void append_leaders(schedule &s, schedule &&leaders, const two_levels &l) {
         s.rounds.push_back(std::move(r));
     }
     for (auto &bytes : leaders.scratch) s.scratch.push_back(std::move(bytes));
-}
-
-// This node's members as a team of their own, in its node memory.
-team_view node_view(const team_view &t) {
-    const two_levels &l = *t.levels;
-    std::vector<int> members;
-    for (int m : l.group) members.push_back(t.job_rank(m));
-    team_view v;
-    v.wire_id = t.wire_id;
-    v.members = std::make_shared<const std::vector<int>>(std::move(members));
-    v.rank = l.index;
-    v.area = l.area;
-    return v;
 }
 
 // Appends a node schedule's rounds (which send nothing) to `s`.

@@ -83,19 +83,8 @@ schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, co
                         size_t count, const reduction &r) {
     const size_t bytes = count * r.element;
     if (bytes > node_area::slot_bytes) return node_reduce_chunks(t, signature, src, dst, count, r, -1);
-    schedule s = node_schedule(signature);
-    node_area *a = t.area.get();
-    const uint64_t word = node_area::started_word(seq, signature);
-    auto &fill = s.add_round(0);
-    fill.ready = [a, seq] { return free_slot(a, seq); };
-    fill.step = [a, seq, word, src, bytes] {
-        copy(a->slot(a->rank(), seq, bytes), src, bytes);
-        a->arrive(seq, word);
-    };
-    auto &combine = s.add_round(1);
-    combine.ready = [a, seq, word] { return all_arrived(a, seq, word); };
-    combine.step = [a, seq, dst, bytes, r] { combine_slots(*a, seq, r, dst, bytes); };
-    return s;
+    return slot_exchange(t, seq, signature, src, bytes,
+                         [dst, bytes, r](const node_area &a, uint64_t s) { combine_slots(a, s, r, dst, bytes); });
 }
 
 // Chunk by chunk: every member puts its chunk in its buffer; member j

@@ -14,6 +14,13 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
 schedule node_allreduce(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                         size_t count, const reduction &r);
 
+// What a reader takes out of the slots of collective `seq`.
+using slot_take = std::function<void(const node_area &a, uint64_t seq)>;
+// A small one: this member's `bytes` at `mine` into its slot; then, with a
+// `take`, once every member arrived, take reads what it needs.
+schedule slot_exchange(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *mine, size_t bytes,
+                       slot_take take);
+
 // Small: slots; large: chunk by chunk (coll/algorithms_node_data.cpp).
 // Allgather of blocks b (every member's length known to all), alltoall;
 // gather of uniform blocks, large only.

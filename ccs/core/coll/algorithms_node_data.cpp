@@ -13,13 +13,6 @@ namespace ccs::coll {
 
 using namespace node_steps;
 
-namespace {
-
-// What a reader takes out of the slots of collective `seq`.
-using slot_take = std::function<void(const node_area &a, uint64_t seq)>;
-
-// This member's `bytes` at `mine` into its slot; then, with a `take`, once
-// every member arrived, take reads what it needs.
 schedule slot_exchange(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *mine, size_t bytes,
                        slot_take take) {
     schedule s = node_schedule(signature);
@@ -37,6 +30,8 @@ schedule slot_exchange(const team_view &t, uint64_t seq, uint64_t signature, con
     read.step = [a, seq, take = std::move(take)] { take(*a, seq); };
     return s;
 }
+
+namespace {
 
 // What a reader takes out of member `member`'s chunk holding that member's
 // bytes [from, from + chunk_bytes).
