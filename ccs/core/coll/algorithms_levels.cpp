@@ -7,9 +7,9 @@
 // Small ones (up to a slot), as for a team on one node
 // (algorithms_node.cpp): a member's data in its slot of the collective's
 // parity, then its arrive word; the leader's outcome in its own slot,
-// then its released word. Large broadcasts and allreduces are the node
-// schedules themselves (chunk by chunk) on the node's members as a team,
-// around the leaders' message schedule.
+// then its released word. Large broadcasts, allreduces and reduces are
+// the node schedules themselves (chunk by chunk) on the node's members as
+// a team, around the leaders' message schedule.
 #include "core/coll/algorithms_node.hpp"
 
 #include <algorithm>
