@@ -118,6 +118,73 @@ coll::schedule alltoall(const coll_call &c, const uint8_t *in, size_t length, ui
     return coll::build_alltoall(c.team->view, c.team->next_seq, in, length, out);
 }
 
+// Gatherv and allgatherv: member i's stream lands as counts[i] elements of
+// dst_dd at dst + displs[i] extents. (root < 0: allgatherv.)
+ccs_status_t variable_call(const char *name, ccs_team_t team, const void *src, int64_t src_count,
+                           ccs_datadesc_t src_dd, void *dst, const int64_t *counts, const int64_t *displs,
+                           ccs_datadesc_t dst_dd, int root, const ccs_completion_t *completion) {
+    return guarded([&]() -> ccs_status_t {
+        coll_call c{name};
+        ccs_status_t st = coll_begin(c, team, completion);
+        if (st != CCS_OK || (root >= 0 && (st = coll_check_root(c, root)) != CCS_OK)) return st;
+        const bool receives = root < 0 || c.me() == root;
+        // (allgatherv: they decide the algorithm, see ccs_team_allgatherv)
+        if (root < 0 && (!counts || !displs))
+            return fail(CCS_ERR_INVALID_ARG, std::string(name) + ": dst_counts or dst_displs is NULL");
+        layout_buffer in;
+        if ((st = check_layout(c, "src", src, src_count, src_dd, 1, in)) != CCS_OK) return st;
+        const auto n = static_cast<size_t>(c.size());
+        coll::blocks b = coll::blocks::uniform(c.size(), 0);
+        std::shared_ptr<const dd::program> out;
+        if (receives) {
+            ccs_datadesc_s *d = nullptr;
+            if ((st = dd::check_handle(dst_dd, name, true, d)) != CCS_OK) return st;
+            out = d->compiled;
+            if (!counts || !displs) c.refuse("dst_counts or dst_displs is NULL");
+            for (size_t i = 0, at = 0; counts && displs && i < n; ++i) {
+                int64_t bytes = 0, offset = 0;
+                if (counts[i] < 0)
+                    return fail(CCS_ERR_INVALID_ARG, std::string(name) + ": dst_counts[" + std::to_string(i) +
+                                                         "] is negative");
+                if (__builtin_mul_overflow(counts[i], d->size, &bytes) ||
+                    __builtin_mul_overflow(displs[i], out->extent, &offset))
+                    return fail(CCS_ERR_OVERFLOW, std::string(name) + ": block " + std::to_string(i) +
+                                                      " does not fit in 64 bits");
+                b.lengths[i] = static_cast<size_t>(bytes);
+                b.offsets[i] = at;
+                at += b.lengths[i];
+            }
+            if (b.lengths[static_cast<size_t>(c.me())] != in.bytes && counts && displs)
+                c.refuse("src holds " + std::to_string(in.bytes) + " bytes, dst_counts[" + std::to_string(c.me()) +
+                         "] elements " + std::to_string(b.lengths[static_cast<size_t>(c.me())]));
+        }
+        if (in.bytes && !src) c.refuse("src is NULL but its stream is not empty");
+        if (receives && b.total() && !dst) c.refuse("dst is NULL but its streams are not empty");
+        if (c.local != CCS_OK) in.base = nullptr;
+        coll::schedule s;
+        uint8_t *in_stream = stream_of(in, s);
+        pack(in, in_stream);
+        uint8_t *staging = receives && c.local == CCS_OK ? s.scratch_bytes(b.total()) : nullptr;
+        const coll::team_view &v = c.team->view;
+        coll::schedule built =
+            root < 0 ? coll::build_allgather(v, c.team->next_seq, in_stream, in.bytes, staging, b)
+                     : coll::build_gather(v, c.team->next_seq, in_stream, in.bytes, staging, b, false, root);
+        for (auto &bytes : s.scratch) built.scratch.push_back(std::move(bytes));
+        if (staging) {
+            std::vector<int64_t> elements(counts, counts + n), places(displs, displs + n);
+            const uint32_t tag = built.rounds.empty() ? 0 : built.rounds.back().tag + 1;
+            built.add_round(tag).step = [out, base = static_cast<uint8_t *>(dst), elements, places, staging, b] {
+                for (size_t i = 0; i < elements.size(); ++i)
+                    if (b.lengths[i])
+                        dd::transfer<dd::direction::unpack>(*out, elements[i], base + places[i] * out->extent, 0,
+                                                             staging + b.offsets[i],
+                                                             static_cast<int64_t>(b.lengths[i]));
+            };
+        }
+        return coll_launch(c, std::move(built));
+    });
+}
+
 enum class reduction_kind { all, to_root, scan, exscan };
 
 // Reductions: the streams are `count` elements of `type`, the same on
@@ -227,6 +294,20 @@ ccs_status_t ccs_team_allgather_datadesc(ccs_team_t team, const void *src, int64
                                          const ccs_completion_t *completion) {
     return blocks_call("ccs_team_allgather_datadesc", team, src, src_count, src_dd, dst, dst_count, dst_dd, -1, false,
                        allgather, completion);
+}
+
+ccs_status_t ccs_team_gatherv_datadesc(ccs_team_t team, const void *src, int64_t src_count, ccs_datadesc_t src_dd,
+                                       void *dst, const int64_t *dst_counts, const int64_t *dst_displs,
+                                       ccs_datadesc_t dst_dd, int root, const ccs_completion_t *completion) {
+    return variable_call("ccs_team_gatherv_datadesc", team, src, src_count, src_dd, dst, dst_counts, dst_displs,
+                         dst_dd, root, completion);
+}
+
+ccs_status_t ccs_team_allgatherv_datadesc(ccs_team_t team, const void *src, int64_t src_count, ccs_datadesc_t src_dd,
+                                          void *dst, const int64_t *dst_counts, const int64_t *dst_displs,
+                                          ccs_datadesc_t dst_dd, const ccs_completion_t *completion) {
+    return variable_call("ccs_team_allgatherv_datadesc", team, src, src_count, src_dd, dst, dst_counts, dst_displs,
+                         dst_dd, -1, completion);
 }
 
 ccs_status_t ccs_team_alltoall_datadesc(ccs_team_t team, const void *src, int64_t src_count, ccs_datadesc_t src_dd,

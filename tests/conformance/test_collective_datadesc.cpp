@@ -100,6 +100,47 @@ TEST(CollectiveDatadesc, GatherAndAllgatherIntoStridedBlocks) {
     }
 }
 
+TEST(CollectiveDatadesc, VariableSizesIntoStridedPlaces) {
+    strided_int64 strided;
+    const int n = size(), me = rank();
+    const auto nn = static_cast<size_t>(n);
+    for (int64_t scale : {int64_t{1}, int64_t{3000}}) {
+        // Member i gives (i % 3) * scale + i int64s; its block lands strided,
+        // in reverse member order, with a gap of 5 elements before each.
+        std::vector<int64_t> counts(nn), displs(nn);
+        int64_t end = 0;
+        for (int i = n - 1; i >= 0; --i) {
+            counts[static_cast<size_t>(i)] = (i % 3) * scale + i;
+            displs[static_cast<size_t>(i)] = end + 5;
+            end += 5 + counts[static_cast<size_t>(i)];
+        }
+        const auto mine = static_cast<size_t>(counts[static_cast<size_t>(me)]);
+        std::vector<int64_t> src(mine);
+        for (size_t k = 0; k < mine; ++k) src[k] = value(me, k);
+        std::vector<int64_t> all(2 * static_cast<size_t>(end) + 1, -1);
+        CCS_ASSERT_OK(ccs_team_allgatherv_datadesc(CCS_TEAM_WORLD, src.data(), static_cast<int64_t>(8 * mine), CCS_BYTE,
+                                                   all.data(), counts.data(), displs.data(), strided.dd, nullptr));
+        // Element e of the strided layout is at 2 * e; everything else untouched.
+        std::vector<int64_t> expected(all.size(), -1);
+        for (size_t i = 0; i < nn; ++i)
+            for (int64_t k = 0; k < counts[i]; ++k)
+                expected[2 * static_cast<size_t>(displs[i] + k)] = value(static_cast<int>(i), static_cast<size_t>(k));
+        EXPECT_EQ(all, expected) << "allgatherv, scale " << scale;
+        std::vector<int64_t> at_root(all.size(), -1);
+        CCS_ASSERT_OK(ccs_team_gatherv_datadesc(CCS_TEAM_WORLD, src.data(), static_cast<int64_t>(8 * mine), CCS_BYTE,
+                                                me == 0 ? at_root.data() : nullptr, me == 0 ? counts.data() : nullptr,
+                                                me == 0 ? displs.data() : nullptr, strided.dd, 0, nullptr));
+        if (me == 0) {
+            EXPECT_EQ(at_root, expected) << "gatherv, scale " << scale;
+        }
+    }
+    // Without counts, allgatherv fails at once on every member.
+    int64_t x = 0;
+    EXPECT_EQ(ccs_team_allgatherv_datadesc(CCS_TEAM_WORLD, &x, 8, CCS_BYTE, &x, nullptr, nullptr, CCS_BYTE, nullptr),
+              CCS_ERR_INVALID_ARG);
+    EXPECT_TRUE(mentions(ccs_last_error(), "dst_counts or dst_displs is NULL")) << ccs_last_error();
+}
+
 TEST(CollectiveDatadesc, AlltoallStridedBothSides) {
     strided_int64 strided;
     const auto n = static_cast<size_t>(size());

@@ -162,6 +162,19 @@ CCS_API ccs_status_t ccs_team_gather_datadesc(ccs_team_t team, const void *src, 
 CCS_API ccs_status_t ccs_team_allgather_datadesc(ccs_team_t team, const void *src, int64_t src_count,
                                                  ccs_datadesc_t src_dd, void *dst, int64_t dst_count,
                                                  ccs_datadesc_t dst_dd, const ccs_completion_t *completion);
+/* Variable sizes (MPI_Gatherv's layout): member i's stream lands as
+ * dst_counts[i] elements of dst_dd at dst + dst_displs[i] extents of
+ * dst_dd; member i's src stream must have as many bytes. The arrays are
+ * read at root only for gatherv; allgatherv's, the same on every member,
+ * fail the call at once when NULL (as in ccs_team_allgatherv). */
+CCS_API ccs_status_t ccs_team_gatherv_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                               ccs_datadesc_t src_dd, void *dst, const int64_t *dst_counts,
+                                               const int64_t *dst_displs, ccs_datadesc_t dst_dd, int root,
+                                               const ccs_completion_t *completion);
+CCS_API ccs_status_t ccs_team_allgatherv_datadesc(ccs_team_t team, const void *src, int64_t src_count,
+                                                  ccs_datadesc_t src_dd, void *dst, const int64_t *dst_counts,
+                                                  const int64_t *dst_displs, ccs_datadesc_t dst_dd,
+                                                  const ccs_completion_t *completion);
 /* Reductions: the streams hold elements of `type` (a whole number of
  * them, the same on every member), combined as by the contiguous forms;
  * dst (of reduce: at root only, else may be NULL) receives a stream as
