@@ -133,6 +133,27 @@ TEST(CollectiveDatadesc, VariableSizesIntoStridedPlaces) {
         if (me == 0) {
             EXPECT_EQ(at_root, expected) << "gatherv, scale " << scale;
         }
+        // Rank 0 calls the contiguous form with the same blocks, gaps between
+        // them, while the others call this one: the bytes agree, so it works.
+        std::vector<int64_t> mixed(all.size(), -1);
+        if (me == 0) {
+            std::vector<size_t> lengths(nn), offsets(nn);
+            for (size_t i = 0; i < nn; ++i) {
+                lengths[i] = 8 * static_cast<size_t>(counts[i]);
+                offsets[i] = 8 * static_cast<size_t>(displs[i]);
+            }
+            CCS_ASSERT_OK(ccs_team_allgatherv(CCS_TEAM_WORLD, src.data(), 8 * mine, mixed.data(), lengths.data(),
+                                              offsets.data(), nullptr));
+            for (size_t i = 0; i < nn; ++i)
+                for (int64_t k = 0; k < counts[i]; ++k)
+                    ASSERT_EQ(mixed[static_cast<size_t>(displs[i] + k)], value(static_cast<int>(i), static_cast<size_t>(k)))
+                        << "contiguous allgatherv among datadesc ones, scale " << scale;
+        } else {
+            CCS_ASSERT_OK(ccs_team_allgatherv_datadesc(CCS_TEAM_WORLD, src.data(), static_cast<int64_t>(8 * mine),
+                                                       CCS_BYTE, mixed.data(), counts.data(), displs.data(),
+                                                       strided.dd, nullptr));
+            EXPECT_EQ(mixed, expected) << "datadesc allgatherv beside a contiguous one, scale " << scale;
+        }
     }
     // Without counts, allgatherv fails at once on every member.
     int64_t x = 0;

@@ -31,7 +31,8 @@ inline uint64_t broadcast_signature(int root, size_t length) {
 // Where each member's block lies in a gathered buffer.
 struct blocks {
     std::vector<size_t> lengths, offsets;
-    size_t total() const;
+    size_t total() const;  // bytes from the first block's start to the last one's end
+    size_t data() const;   // bytes in the blocks (what moves)
     static blocks uniform(int members, size_t length);
 };
 

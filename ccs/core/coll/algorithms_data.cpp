@@ -25,6 +25,12 @@ size_t blocks::total() const {
     return end;
 }
 
+size_t blocks::data() const {
+    size_t sum = 0;
+    for (size_t length : lengths) sum += length;
+    return sum;
+}
+
 blocks blocks::uniform(int members, size_t length) {
     blocks b;
     for (int i = 0; i < members; ++i) {
@@ -129,8 +135,10 @@ schedule build_gather(const team_view &t, uint64_t, const uint8_t *src, size_t l
 
 schedule build_allgather(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst,
                          const blocks &b) {
-    const size_t total = b.total();
-    const uint64_t signature = signature_of(kind::allgather, total);
+    // By the data, not its spread: a member whose blocks lie with gaps
+    // and one whose lie back to back (the datadesc form's staging) agree.
+    const size_t data = b.data();
+    const uint64_t signature = signature_of(kind::allgather, data);
     if (t.area && t.size() > 1) return node_allgather(t, seq, signature, src, dst, b);
     schedule s;
     s.signature = signature;
@@ -141,7 +149,7 @@ schedule build_allgather(const team_view &t, uint64_t seq, const uint8_t *src, s
     uint8_t *mine = block(me);
     if (length && src && mine && mine != src) std::memmove(mine, src, length);
     if (n == 1) return s;
-    if (total <= allgather_direct_max) {
+    if (data <= allgather_direct_max) {
         auto &r = s.add_round(0);
         for (int i = 0; i < n; ++i) {
             if (i == me) continue;
