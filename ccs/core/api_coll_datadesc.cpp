@@ -21,8 +21,8 @@ using namespace ccs;
 
 namespace {
 
-// `count` elements of a layout at `base`, as `blocks` consecutive blocks
-// of `count` elements each.
+// One side of a call: `count` elements of a layout at `base` (for a
+// buffer of one block per member, the blocks' elements together).
 struct layout_buffer {
     std::shared_ptr<const dd::program> program;
     uint8_t *base = nullptr;
@@ -65,10 +65,9 @@ void pack(const layout_buffer &b, uint8_t *stream) {
 // After the collective: the received stream into the layout.
 void unpack_at_end(coll::schedule &s, const layout_buffer &b, uint8_t *stream) {
     if (!stream || !b.bytes || b.program->contiguous(b.count)) return;
-    const uint32_t tag = s.rounds.empty() ? 0 : s.rounds.back().tag + 1;
-    s.add_round(tag).step = [program = b.program, base = b.base, count = b.count, stream, bytes = b.bytes] {
+    s.add_last_step([program = b.program, base = b.base, count = b.count, stream, bytes = b.bytes] {
         dd::transfer<dd::direction::unpack>(*program, count, base, 0, stream, static_cast<int64_t>(bytes));
-    };
+    });
 }
 
 // The schedule over streams `in` and `out` (scratch it adds lives in it).
@@ -100,7 +99,7 @@ ccs_status_t blocks_call(const char *name, ccs_team_t team, const void *src, int
         uint8_t *out_stream = receives ? stream_of(out, s) : nullptr;
         pack(in, in_stream);
         coll::schedule built = build(c, in_stream, length, out_stream, root);
-        for (auto &bytes : s.scratch) built.scratch.push_back(std::move(bytes));
+        built.adopt_scratch(s);
         if (receives) unpack_at_end(built, out, out_stream);
         return coll_launch(c, std::move(built));
     });
@@ -169,17 +168,16 @@ ccs_status_t variable_call(const char *name, ccs_team_t team, const void *src, i
         coll::schedule built =
             root < 0 ? coll::build_allgather(v, c.team->next_seq, in_stream, in.bytes, staging, b)
                      : coll::build_gather(v, c.team->next_seq, in_stream, in.bytes, staging, b, false, root);
-        for (auto &bytes : s.scratch) built.scratch.push_back(std::move(bytes));
+        built.adopt_scratch(s);
         if (staging) {
             std::vector<int64_t> elements(counts, counts + n), places(displs, displs + n);
-            const uint32_t tag = built.rounds.empty() ? 0 : built.rounds.back().tag + 1;
-            built.add_round(tag).step = [out, base = static_cast<uint8_t *>(dst), elements, places, staging, b] {
+            built.add_last_step([out, base = static_cast<uint8_t *>(dst), elements, places, staging, b] {
                 for (size_t i = 0; i < elements.size(); ++i)
                     if (b.lengths[i])
                         dd::transfer<dd::direction::unpack>(*out, elements[i], base + places[i] * out->extent, 0,
                                                              staging + b.offsets[i],
                                                              static_cast<int64_t>(b.lengths[i]));
-            };
+            });
         }
         return coll_launch(c, std::move(built));
     });
@@ -223,7 +221,7 @@ ccs_status_t reduction_call(const char *name, reduction_kind k, ccs_team_t team,
             : k == reduction_kind::to_root ? coll::build_reduce(v, seq, in_stream, out_stream, count, r, root)
                                            : coll::build_scan(v, seq, in_stream, out_stream, count, r,
                                                               k == reduction_kind::exscan);
-        for (auto &bytes : s.scratch) built.scratch.push_back(std::move(bytes));
+        built.adopt_scratch(s);
         // (Rank 0's exscan result is undefined: its dst stays as it was.)
         if (receives && !(k == reduction_kind::exscan && c.me() == 0)) unpack_at_end(built, out, out_stream);
         return coll_launch(c, std::move(built));
@@ -276,7 +274,7 @@ ccs_status_t ccs_team_broadcast_datadesc(ccs_team_t team, void *buffer, int64_t 
         uint8_t *stream = stream_of(b, s);
         if (c.me() == root) pack(b, stream);
         coll::schedule built = coll::build_broadcast(c.team->view, c.team->next_seq, stream, b.bytes, root);
-        for (auto &bytes : s.scratch) built.scratch.push_back(std::move(bytes));
+        built.adopt_scratch(s);
         if (c.me() != root) unpack_at_end(built, b, stream);
         return coll_launch(c, std::move(built));
     });

@@ -28,6 +28,13 @@ inline uint64_t broadcast_signature(int root, size_t length) {
     return signature_of(kind::broadcast, static_cast<uint64_t>(root), length);
 }
 
+// base + offset; a collective that failed here before it started has null
+// buffers, and keeps them null.
+template <typename T>
+T *at_or_null(T *base, size_t offset) {
+    return base ? base + offset : nullptr;
+}
+
 // Where each member's block lies in a gathered buffer.
 struct blocks {
     std::vector<size_t> lengths, offsets;

@@ -8,17 +8,6 @@
 
 namespace ccs::coll {
 
-namespace {
-
-// base + offset; a collective that failed here before it started has null
-// buffers, and keeps them null.
-template <typename T>
-T *at(T *base, size_t offset) {
-    return base ? base + offset : nullptr;
-}
-
-}  // namespace
-
 size_t blocks::total() const {
     size_t end = 0;
     for (size_t i = 0; i < lengths.size(); ++i) end = std::max(end, offsets[i] + lengths[i]);
@@ -73,8 +62,8 @@ schedule chain_broadcast(const team_view &t, uint64_t signature, uint8_t *buffer
     for (size_t k = 0; k < segments; ++k) {
         const size_t from = k * broadcast_segment, bytes = std::min(broadcast_segment, length - from);
         const auto tag = static_cast<uint32_t>(k);
-        if (v > 0) s.add_round(tag).receives.push_back({previous, at(buffer, from), bytes});
-        if (v < n - 1) s.add_round(tag).sends.push_back({next, at(buffer, from), bytes});
+        if (v > 0) s.add_round(tag).receives.push_back({previous, at_or_null(buffer, from), bytes});
+        if (v < n - 1) s.add_round(tag).sends.push_back({next, at_or_null(buffer, from), bytes});
     }
     return s;
 }
@@ -125,8 +114,8 @@ schedule build_gather(const team_view &t, uint64_t, const uint8_t *src, size_t l
         return s;
     }
     for (int i = 0; i < n; ++i)
-        if (i != me) r.receives.push_back({i, at(dst, b.offsets[static_cast<size_t>(i)]), b.lengths[static_cast<size_t>(i)]});
-    uint8_t *mine = at(dst, b.offsets[static_cast<size_t>(me)]);
+        if (i != me) r.receives.push_back({i, at_or_null(dst, b.offsets[static_cast<size_t>(i)]), b.lengths[static_cast<size_t>(i)]});
+    uint8_t *mine = at_or_null(dst, b.offsets[static_cast<size_t>(me)]);
     r.step = [mine, src, length] {
         if (length && mine != src) std::memmove(mine, src, length);
     };
@@ -143,7 +132,7 @@ schedule build_allgather(const team_view &t, uint64_t seq, const uint8_t *src, s
     schedule s;
     s.signature = signature;
     const int n = t.size(), me = t.rank;
-    auto block = [&](int i) { return at(dst, b.offsets[static_cast<size_t>(i)]); };
+    auto block = [&](int i) { return at_or_null(dst, b.offsets[static_cast<size_t>(i)]); };
     auto block_length = [&](int i) { return b.lengths[static_cast<size_t>(i)]; };
     // Own block first: a ring forwards it from dst.
     uint8_t *mine = block(me);
@@ -179,11 +168,11 @@ schedule build_alltoall(const team_view &t, uint64_t seq, const uint8_t *src, si
     // Starting past this process spreads the first messages over the peers.
     for (int k = 1; k < n; ++k) {
         const int to = (me + k) % n, from = (me - k + n) % n;
-        r.sends.push_back({to, at(src, static_cast<size_t>(to) * length), length});
-        r.receives.push_back({from, at(dst, static_cast<size_t>(from) * length), length});
+        r.sends.push_back({to, at_or_null(src, static_cast<size_t>(to) * length), length});
+        r.receives.push_back({from, at_or_null(dst, static_cast<size_t>(from) * length), length});
     }
-    uint8_t *mine = at(dst, static_cast<size_t>(me) * length);
-    const uint8_t *own = at(src, static_cast<size_t>(me) * length);
+    uint8_t *mine = at_or_null(dst, static_cast<size_t>(me) * length);
+    const uint8_t *own = at_or_null(src, static_cast<size_t>(me) * length);
     r.step = [mine, own, length] {
         if (length && mine != own) std::memmove(mine, own, length);
     };

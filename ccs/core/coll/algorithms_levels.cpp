@@ -11,11 +11,14 @@
 // the node schedules themselves (chunk by chunk) on the node's members as
 // a team, around the leaders' message schedule.
 #include "core/coll/algorithms_node.hpp"
+#include "core/coll/node_steps.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 namespace ccs::coll {
+
+using namespace node_steps;
 
 namespace {
 
@@ -48,28 +51,14 @@ void append_leaders(schedule &s, schedule &&leaders, const two_levels &l) {
         r.tag += leader_tags;
         s.rounds.push_back(std::move(r));
     }
-    for (auto &bytes : leaders.scratch) s.scratch.push_back(std::move(bytes));
+    s.adopt_scratch(leaders);
 }
 
 // Appends a node schedule's rounds (which send nothing) to `s`.
 void append_node(schedule &s, schedule &&node) {
     for (schedule::round &r : node.rounds) s.rounds.push_back(std::move(r));
-    for (auto &bytes : node.scratch) s.scratch.push_back(std::move(bytes));
+    s.adopt_scratch(node);
     s.chunks_end = std::max(s.chunks_end, node.chunks_end);
-}
-
-// > 0 once `member`'s word of `which` (arrive or released) says it reached
-// collective `seq`; -1 - member where it did as something else.
-int reached(const node_area *a, int member, uint64_t seq, uint64_t word, bool released) {
-    const uint64_t theirs = released ? a->of(member).released[seq % 2].value.load(std::memory_order_acquire)
-                                     : a->arrived(member, seq % 2);
-    if (theirs < ((seq + 1) << 24)) return 0;
-    return theirs == word || node_area::started_seq(theirs) != seq ? 1 : -1 - member;
-}
-
-int all_arrived(const node_area *a, uint64_t seq, uint64_t word) {
-    const int m = a->arrivals(seq, word);
-    return m == a->size() ? 1 : m < 0 ? 0 : -1 - m;
 }
 
 void release(node_area *a, uint64_t seq, uint64_t word) {
@@ -139,7 +128,7 @@ schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, 
     // leader first.
     if (root_here && !leader && t.rank == root) {
         auto &r = s.add_round(0);
-        r.ready = [a, seq] { return a->slot_free(seq) ? 1 : 0; };
+        r.ready = [a, seq] { return free_slot(a, seq); };
         r.step = [a, seq, word, buffer, length] {
             if (buffer && length) std::memcpy(a->slot(a->rank(), seq, length), buffer, length);
             a->arrive(seq, word);
@@ -160,7 +149,7 @@ schedule levels_broadcast(const team_view &t, uint64_t seq, uint64_t signature, 
                        l);
         if (a) {
             auto &r = s.add_round(1);
-            r.ready = [a, seq] { return a->slot_free(seq) ? 1 : 0; };
+            r.ready = [a, seq] { return free_slot(a, seq); };
             r.step = [a, seq, word, buffer, length] {
                 if (buffer && length) std::memcpy(a->slot(a->rank(), seq, length), buffer, length);
                 release(a, seq, word);
@@ -230,7 +219,7 @@ schedule levels_allreduce(const team_view &t, uint64_t seq, uint64_t signature, 
     const size_t bytes = count * r.element;
     if (a) {
         auto &fill = s.add_round(0);
-        fill.ready = [a, seq] { return a->slot_free(seq) ? 1 : 0; };
+        fill.ready = [a, seq] { return free_slot(a, seq); };
         fill.step = [a, seq, word, src, bytes] {
             if (src && bytes) std::memcpy(a->slot(a->rank(), seq, bytes), src, bytes);
             a->arrive(seq, word);

@@ -39,11 +39,7 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
                 a->arrive(seq, word);
             };
         } else {
-            r.ready = [a, seq, word, root] {
-                const uint64_t theirs = a->arrived(root, seq % 2);
-                if (theirs < ((seq + 1) << 24)) return 0;
-                return theirs == word || node_area::started_seq(theirs) != seq ? 1 : -1 - root;
-            };
+            r.ready = [a, seq, word, root] { return reached(a, root, seq, word); };
             r.step = [a, seq, word, buffer, length, root] {
                 copy(buffer, a->slot(root, seq, length), length);
                 a->arrive(seq, word);
@@ -62,14 +58,14 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
             // Its buffer's last chunk (c - 2) consumed everywhere.
             r.ready = [a, c] { return chunk_free(a, c); };
             r.step = [a, c, buffer, at, n] {
-                copy(a->chunk(a->rank(), c), buffer ? buffer + at : nullptr, n);
+                copy(a->chunk(a->rank(), c), at_or_null(buffer, at), n);
                 publish(a->mine().posted, c + 1);
                 publish(a->mine().consumed, c + 1);
             };
         } else {
             r.ready = [a, c, root] { return a->of(root).posted.value.load(std::memory_order_acquire) > c ? 1 : 0; };
             r.step = [a, c, buffer, at, n, root] {
-                copy(buffer ? buffer + at : nullptr, a->chunk(root, c), n);
+                copy(at_or_null(buffer, at), a->chunk(root, c), n);
                 publish(a->mine().consumed, c + 1);
             };
         }
@@ -113,7 +109,7 @@ schedule node_reduce_chunks(const team_view &t, uint64_t signature, const uint8_
         auto &fill = s.add_round(static_cast<uint32_t>(3 * k));
         fill.ready = [a, c] { return chunk_free(a, c); };
         fill.step = [a, c, src, at, length] {
-            copy(a->chunk(a->rank(), c), src ? src + at : nullptr, length);
+            copy(a->chunk(a->rank(), c), at_or_null(src, at), length);
             publish(a->mine().posted, c + 1);
         };
         auto &combine = s.add_round(static_cast<uint32_t>(3 * k + 1));

@@ -57,7 +57,7 @@ schedule chunk_exchange(const team_view &t, uint64_t signature, const uint8_t *m
         auto &fill = s.add_round(static_cast<uint32_t>(2 * k));
         fill.ready = [a, c] { return chunk_free(a, c); };
         fill.step = [a, c, mine, from, bytes, reads] {
-            copy(a->chunk(a->rank(), c), mine ? mine + from : nullptr, bytes);
+            copy(a->chunk(a->rank(), c), at_or_null(mine, from), bytes);
             publish(a->mine().posted, c + 1);
             if (!reads) publish(a->mine().consumed, c + 1);
         };
@@ -81,8 +81,6 @@ void copy_overlap(uint8_t *dst, const uint8_t *chunk, size_t from, size_t block_
     if (dst && lo < hi) std::memcpy(dst + (lo - block_from), chunk + (lo - from), hi - lo);
 }
 
-uint8_t *at(uint8_t *base, size_t offset) { return base ? base + offset : nullptr; }
-
 }  // namespace
 
 // Large only: small rooted ones go by messages (algorithms.hpp).
@@ -91,7 +89,7 @@ schedule node_gather(const team_view &t, uint64_t signature, const uint8_t *src,
     chunk_take take;
     if (t.rank == root)
         take = [dst, length](int j, const uint8_t *chunk, size_t from) {
-            copy_overlap(at(dst, static_cast<size_t>(j) * length), chunk, from, 0, length);
+            copy_overlap(at_or_null(dst, static_cast<size_t>(j) * length), chunk, from, 0, length);
         };
     return chunk_exchange(t, signature, src, length, length, std::move(take));
 }
@@ -103,11 +101,11 @@ schedule node_allgather(const team_view &t, uint64_t seq, uint64_t signature, co
     if (longest <= node_area::slot_bytes)
         return slot_exchange(t, seq, signature, src, length, [dst, b](const node_area &a, uint64_t s) {
             for (size_t j = 0; j < b.lengths.size(); ++j)
-                copy(at(dst, b.offsets[j]), a.slot(static_cast<int>(j), s, b.lengths[j]), b.lengths[j]);
+                copy(at_or_null(dst, b.offsets[j]), a.slot(static_cast<int>(j), s, b.lengths[j]), b.lengths[j]);
         });
     return chunk_exchange(t, signature, src, length, longest, [dst, b](int j, const uint8_t *chunk, size_t from) {
         const auto jj = static_cast<size_t>(j);
-        copy_overlap(at(dst, b.offsets[jj]), chunk, from, 0, b.lengths[jj]);
+        copy_overlap(at_or_null(dst, b.offsets[jj]), chunk, from, 0, b.lengths[jj]);
     });
 }
 
@@ -119,10 +117,10 @@ schedule node_alltoall(const team_view &t, uint64_t seq, uint64_t signature, con
     if (all <= node_area::slot_bytes)
         return slot_exchange(t, seq, signature, src, all, [dst, length, n, me, all](const node_area &a, uint64_t s) {
             for (size_t j = 0; j < n; ++j)
-                copy(at(dst, j * length), a.slot(static_cast<int>(j), s, all) + me * length, length);
+                copy(at_or_null(dst, j * length), a.slot(static_cast<int>(j), s, all) + me * length, length);
         });
     return chunk_exchange(t, signature, src, all, all, [dst, length, me](int j, const uint8_t *chunk, size_t from) {
-        copy_overlap(at(dst, static_cast<size_t>(j) * length), chunk, from, me * length, length);
+        copy_overlap(at_or_null(dst, static_cast<size_t>(j) * length), chunk, from, me * length, length);
     });
 }
 

@@ -5,6 +5,7 @@
 // arrive words that carry what each member called.
 #include "core/coll/algorithms_node.hpp"
 #include "core/coll/coll_engine.hpp"
+#include "core/coll/node_steps.hpp"
 #include "util/error.hpp"
 
 #include <cstring>
@@ -34,11 +35,8 @@ ccs_status_t coll_engine::run_now(const team_view &t, uint64_t seq, const small_
             progress();
         }
     };
-    auto all_arrived = [&] {
-        const int m = a.arrivals(seq, word);
-        return m == a.size() ? 1 : m < 0 ? 0 : -1 - m;
-    };
-    auto slot_free = [&] { return a.slot_free(seq) ? 1 : 0; };
+    auto all_arrived = [&] { return node_steps::all_arrived(&a, seq, word); };
+    auto slot_free = [&] { return node_steps::free_slot(&a, seq); };
     bool ok = true;
     switch (call.what) {
     case kind::barrier:
@@ -59,12 +57,7 @@ ccs_status_t coll_engine::run_now(const team_view &t, uint64_t seq, const small_
                 a.arrive(seq, word);
             }
         } else {
-            const uint64_t least = (seq + 1) << 24;
-            ok = wait([&] {
-                const uint64_t theirs = a.arrived(call.root, seq % 2);
-                if (theirs < least) return 0;
-                return theirs == word || node_area::started_seq(theirs) != seq ? 1 : -1 - call.root;
-            });
+            ok = wait([&] { return node_steps::reached(&a, call.root, seq, word); });
             if (ok) {
                 if (call.bytes) std::memcpy(call.dst, a.slot(call.root, seq, call.bytes), call.bytes);
                 a.arrive(seq, word);

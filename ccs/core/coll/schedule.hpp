@@ -60,6 +60,17 @@ struct schedule {
         r.tag = tag;
         return r;
     }
+    // A round after all the others that only runs `step` (it sends and
+    // receives nothing, so its tag names no message).
+    void add_last_step(std::function<void()> step) {
+        const uint32_t tag = rounds.empty() ? 0 : rounds.back().tag + 1;
+        add_round(tag).step = std::move(step);
+    }
+    // Keeps `other`'s scratch alive as this schedule's own.
+    void adopt_scratch(schedule &other) {
+        for (auto &bytes : other.scratch) scratch.push_back(std::move(bytes));
+        other.scratch.clear();
+    }
     uint8_t *scratch_bytes(size_t n) {
         scratch.push_back(std::make_unique_for_overwrite<uint8_t[]>(n ? n : 1));
         return scratch.back().get();
