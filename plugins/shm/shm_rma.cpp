@@ -11,11 +11,11 @@
 // plugin checks against the pid the owner published in the segment.
 #include "shm_plugin.hpp"
 
+#include "common/cross_memory.hpp"
 #include "common/mapped_rma.hpp"
 
 #include <cerrno>
 #include <algorithm>
-#include <climits>
 #include <cstddef>
 #include <utility>
 #include <cstring>
@@ -185,43 +185,14 @@ ccs_plugin_status_t shm_plugin::cma(bool write, int32_t peer, struct iovec *loca
     if (!rkey || failed_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])])
         return rkey ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_INVALID;
     const pid_t pid = static_cast<unpacked_key *>(rkey)->pid;
-    // The kernel takes at most IOV_MAX segments a side and may stop early:
-    // advance both lists by what it moved and go on.
-    while (nlocal > 0 && nremote > 0) {
-        const unsigned long nl = nlocal < IOV_MAX ? nlocal : IOV_MAX, nr = nremote < IOV_MAX ? nremote : IOV_MAX;
-        const ssize_t moved = write ? ::process_vm_writev(pid, local, nl, remote, nr, 0)
-                                    : ::process_vm_readv(pid, local, nl, remote, nr, 0);
-        if (moved < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EPERM || errno == ENOSYS) {
-                if (!cma_refused_) {
-                    cma_refused_ = true;
-                    log(CCS_PLUGIN_LOG_WARN, std::string("cross-memory attach refused by the kernel (") +
-                                                 std::strerror(errno) +
-                                                 "); RMA to processes on this node goes through messages");
-                }
-                return CCS_PLUGIN_ERR_UNSUPPORTED;
-            }
-            if (errno == ESRCH) return CCS_PLUGIN_ERR_PEER_FAILED;
-            if (errno == EFAULT) return CCS_PLUGIN_ERR_ACCESS;
-            return CCS_PLUGIN_ERR_SYSTEM;
-        }
-        if (moved == 0) return CCS_PLUGIN_ERR_ACCESS;  // remote side unmapped
-        auto advance = [](struct iovec *&v, size_t &n, size_t bytes) {
-            while (n > 0 && bytes >= v->iov_len) {
-                bytes -= v->iov_len;
-                ++v;
-                --n;
-            }
-            if (n > 0 && bytes > 0) {
-                v->iov_base = static_cast<char *>(v->iov_base) + bytes;
-                v->iov_len -= bytes;
-            }
-        };
-        advance(local, nlocal, static_cast<size_t>(moved));
-        advance(remote, nremote, static_cast<size_t>(moved));
+    const int error = cross_memory_move(write, pid, local, nlocal, remote, nremote);
+    const ccs_plugin_status_t st = plugin::cross_memory_status(error);
+    if (st == CCS_PLUGIN_ERR_UNSUPPORTED && !cma_refused_) {
+        cma_refused_ = true;
+        log(CCS_PLUGIN_LOG_WARN, std::string("cross-memory attach refused by the kernel (") + std::strerror(error) +
+                                     "); RMA to processes on this node goes through messages");
     }
-    return CCS_PLUGIN_OK;
+    return st;
 }
 
 namespace {
