@@ -44,6 +44,8 @@ public:
     // line from each member, not two.
     // Data of up to inline_bytes travels in the arrive word's line itself.
     static constexpr size_t inline_bytes = 48;
+    // Collectives whose failure each member keeps (header::failed).
+    static constexpr size_t failed_ring = 64;
     struct alignas(64) small_line {
         std::atomic<uint64_t> arrive;
         std::atomic<uint64_t> done_of_other_parity;
@@ -54,10 +56,13 @@ public:
         counter posted;     // large: chunks this member put in its chunk buffers
         counter reduced;    // large: chunks whose portion this member combined
         counter consumed;   // large: chunks this member finished with
-        // A collective (by number % 4) that failed at this member, and
-        // how (failed_word): the members that wait for what it would have
-        // written, or would combine its garbage, end it with that status.
-        counter failed[4];
+        // A collective (by number % failed_ring) that failed at this
+        // member, and how (failed_word): the members that wait for what it
+        // would have written, or would combine its garbage, end it with
+        // that status. A long ring, packed: a member whose collectives fail
+        // at once (nonblocking ones after a death) must not overwrite one
+        // before the others read it.
+        alignas(64) std::atomic<uint64_t> failed[failed_ring];
         // The collective of each parity this member started and what it
         // was, in one word (started_word): a member that called something
         // else is caught.
@@ -77,11 +82,11 @@ public:
     static uint64_t failed_word(uint64_t seq, ccs_status_t status) { return (seq + 1) << 8 | (status & 0xff); }
     // Whether `member` failed collective `seq`: its status, else CCS_OK.
     ccs_status_t failed_at(int member, uint64_t seq) const {
-        const uint64_t word = of(member).failed[seq % 4].value.load(std::memory_order_acquire);
+        const uint64_t word = of(member).failed[seq % failed_ring].load(std::memory_order_acquire);
         return word >> 8 == seq + 1 ? static_cast<ccs_status_t>(word & 0xff) : CCS_OK;
     }
     void fail(uint64_t seq, ccs_status_t status) const {
-        mine().failed[seq % 4].value.store(failed_word(seq, status), std::memory_order_release);
+        mine().failed[seq % failed_ring].store(failed_word(seq, status), std::memory_order_release);
     }
 
     // What a member that refused its own arguments says instead (no kind
