@@ -93,7 +93,7 @@ ccs_status_t runtime::release() {
 // a bad value fails ccs_init with nothing to undo.
 ccs_status_t runtime::read_settings(settings &out) {
     param_declare_core();
-    std::string error, emulate, expose, symmetric;
+    std::string error, emulate, expose, symmetric, cross_memory;
     log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
@@ -102,11 +102,15 @@ ccs_status_t runtime::read_settings(settings &out) {
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
         !param_size("CCS_RMA_LAYOUT_PIECE", "bytes", INT64_MAX, out.rma_layout_piece, error) ||
         !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error) ||
-        !param_choice("CCS_SYMMETRIC_ADDRESS", {"same", "offset"}, symmetric, error))
+        !param_choice("CCS_SYMMETRIC_ADDRESS", {"same", "offset"}, symmetric, error) ||
+        !param_choice("CCS_COLL_CROSS_MEMORY", {"auto", "always", "never"}, cross_memory, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
     out.symmetric_same_address = symmetric == "same";
     out.rma_emulate = emulate == "1";
     out.expose_all = expose == "all";
+    out.coll_cross_memory = cross_memory == "auto"     ? coll::cross_memory_use::automatic
+                            : cross_memory == "always" ? coll::cross_memory_use::always
+                                                       : coll::cross_memory_use::never;
     return CCS_OK;
 }
 
@@ -165,7 +169,8 @@ ccs_status_t runtime::install_subsystems() {
     if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
     teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { progress(); },
-                                                coll::team_table::node_memory{*memory_, *rma_, wired_.node_of_rank});
+                                                coll::team_table::node_memory{*memory_, *rma_, wired_.node_of_rank,
+                                                                              settings_.coll_cross_memory});
     return teams_->set_up_world();
 }
 
@@ -314,6 +319,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"coll.in_node_memory", coll_->stats().in_node_memory},
         {"coll.in_the_call", coll_->stats().in_the_call},
         {"coll.two_levels", coll_->stats().two_levels},
+        {"coll.cross_memory", coll_->stats().cross_memory},
         {"coll.failed", coll_->stats().failed},
         {"progress.yields", backoff_.yields()},
         {"progress.naps", backoff_.naps()},

@@ -126,6 +126,7 @@ private:
         size_t rma_layout_piece = 0;                  // CCS_RMA_LAYOUT_PIECE
         bool expose_all = false;                      // CCS_RMA_EXPOSE
         bool symmetric_same_address = true;           // CCS_SYMMETRIC_ADDRESS
+        coll::cross_memory_use coll_cross_memory{};   // CCS_COLL_CROSS_MEMORY
     };
     static ccs_status_t read_settings(settings &out);
 

@@ -96,6 +96,10 @@ void param_declare_core() {
              "the target unpacking or packing its side; also, whatever the pieces, where RMA is emulated (0: never)");
     remember("CCS_RMA_EXPOSE", "registered",
              "what implicit-key requests may reach: registered (memory this process registered) or all");
+    remember("CCS_COLL_CROSS_MEMORY", "auto",
+             "whether large collectives among processes of one node move bytes straight between their buffers by "
+             "cross-memory attach (where the kernel allows it for every member) instead of through node memory in "
+             "two copies: auto (while the node's members are no more than its CPUs), always or never");
     remember("CCS_SYMMETRIC_ADDRESS", "same",
              "where ccs_mem_alloc_symmetric places each process's part: same (one address in every process where "
              "the address space allows, else offsets) or offset (wherever each process maps it)");

@@ -38,12 +38,19 @@ int main() {
     // hold it inside the dying process).
     const auto settle = std::chrono::steady_clock::now();
     while (seconds_since(settle) < 0.5) ccs_progress();
+    // Rank 0 broadcasts it (each member's bytes of it straight from rank 0's
+    // buffer where cross-memory attach is used).
+    std::vector<uint8_t> large(1 << 20, 0);
+    if (rank == 0)
+        for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<uint8_t>(i * 7 + 1);
     if (rank == victim) {
-        // Starts a large allreduce and dies in its first rounds.
+        // Starts a large allreduce and a large broadcast and dies in their
+        // first rounds (having said where its buffers lie).
         ccs_counter_t c;
         ccs_counter_init(&c);
         const ccs_completion_t done{nullptr, nullptr, &c};
         ccs_team_allreduce(CCS_TEAM_WORLD, big.data(), out.data(), big.size(), CCS_ACC_DOUBLE, CCS_ACC_SUM, &done);
+        ccs_team_broadcast(CCS_TEAM_WORLD, large.data(), large.size(), 0, &done);
         for (int i = 0; i < 3; ++i) ccs_progress();
         std::raise(SIGKILL);
     }
@@ -53,6 +60,8 @@ int main() {
     const ccs_status_t first = ccs_team_allreduce(CCS_TEAM_WORLD, big.data(), out.data(), big.size(), CCS_ACC_DOUBLE,
                                                   CCS_ACC_SUM, nullptr);
     CHECK(first == CCS_ERR_PEER_FAILED || (first == CCS_OK && out[0] == 3.0));
+    const ccs_status_t second = ccs_team_broadcast(CCS_TEAM_WORLD, large.data(), large.size(), 0, nullptr);
+    CHECK(second == CCS_ERR_PEER_FAILED || (second == CCS_OK && large[12345] == static_cast<uint8_t>(12345 * 7 + 1)));
     CHECK(seconds_since(t0) < 10);
     // Collectives started after the death, nonblocking, several at once.
     ccs_counter_t c;

@@ -5,7 +5,10 @@
 
 #include <ccs/coll.h>
 
+#include <algorithm>
 #include <vector>
+
+#include <sys/mman.h>
 
 using namespace conformance;
 
@@ -72,6 +75,43 @@ TEST(CollectiveErrors, OneMembersBadBufferEndsItEverywhere) {
     CCS_EXPECT_OK(ccs_team_allgather(CCS_TEAM_WORLD, big.data(), big.size(), gathered.data(), nullptr));
     EXPECT_EQ(gathered.front(), 7);
     EXPECT_EQ(gathered.back(), 7);
+    expect_team_works();
+}
+
+// Where bytes move straight between the members' buffers, a member's
+// buffer that is not mapped fails the collective on every member of its
+// node (the kernel reports it; nothing faults), and the team goes on. In
+// two levels, the other nodes' members may have all they need.
+TEST(CollectiveErrors, AnUnmappedBufferFailsEveryMemberWhereBytesMoveStraight) {
+    if (size() < 2) GTEST_SKIP() << "needs two processes";
+    std::vector<uint8_t> big(1 << 20, 0);
+    const uint64_t before = stat("coll.cross_memory");
+    CCS_ASSERT_OK(ccs_team_broadcast(CCS_TEAM_WORLD, big.data(), big.size(), 0, nullptr));
+    // The last member whose node moves bytes straight (in two levels, some
+    // nodes may not); never the one its node's part starts from, whose
+    // bytes come by messages.
+    const int64_t mine = stat("coll.cross_memory") > before ? rank() : -1;
+    int64_t last = -1;
+    CCS_ASSERT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, &mine, &last, 1, CCS_ACC_INT64, CCS_ACC_MAX, nullptr));
+    if (last < 0) GTEST_SKIP() << "bytes do not move straight between buffers here";
+    void *unmapped = mmap(nullptr, big.size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(unmapped, MAP_FAILED);
+    if (rank() == 0) std::fill(big.begin(), big.end(), 9);
+    const ccs_status_t st =
+        ccs_team_broadcast(CCS_TEAM_WORLD, rank() == last ? unmapped : big.data(), big.size(), 0, nullptr);
+    const bool with_last = rank() == last || (peer_flags(static_cast<int>(last)) & CCS_PEER_SAME_NODE);
+    if (with_last || st != CCS_OK) {
+        EXPECT_EQ(st, CCS_ERR_INVALID_ARG) << ccs_last_error();
+        const char *expected = rank() == last ? "not mapped" : "failed at team rank";
+        EXPECT_TRUE(mentions(ccs_last_error(), expected) || mentions(ccs_last_error(), "not mapped"))
+            << ccs_last_error();
+    }
+    if (rank() == 0) {
+        EXPECT_EQ(std::count(big.begin(), big.end(), 9), static_cast<long>(big.size()));
+    }
+    munmap(unmapped, big.size());
+    CCS_EXPECT_OK(ccs_team_broadcast(CCS_TEAM_WORLD, big.data(), big.size(), 0, nullptr));
+    EXPECT_EQ(big[12345], 9);
     expect_team_works();
 }
 

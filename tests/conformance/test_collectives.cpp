@@ -6,10 +6,16 @@
 
 #include <ccs/coll.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace conformance;
 
@@ -350,8 +356,44 @@ TEST(Collectives, GoThroughNodeMemoryWhereTheTransportsMapIt) {
     EXPECT_EQ(sum, rank() + 1);
     CCS_ASSERT_OK(ccs_team_gather(CCS_TEAM_WORLD, mine.data(), 8 * large, all.data(), 0, nullptr));
     CCS_ASSERT_OK(ccs_team_allgather(CCS_TEAM_WORLD, &one, 8, all.data(), nullptr));
-    CCS_ASSERT_OK(ccs_team_alltoall(CCS_TEAM_WORLD, all.data(), 8, all.data(), nullptr));
+    std::vector<int64_t> exchanged(all.size());
+    CCS_ASSERT_OK(ccs_team_alltoall(CCS_TEAM_WORLD, all.data(), 8, exchanged.data(), nullptr));
     EXPECT_EQ(stat(expected), before + 7) << expected;
     // Small blocking ones of a team on one node run in the call.
     EXPECT_EQ(stat("coll.in_the_call"), calls_before + (all_here && all_mapped ? 2 : 0));
+}
+
+// Whether a large broadcast moves bytes straight between the buffers of
+// the members on this node (all of a team on one node, or its part on this
+// node in two levels) follows CCS_COLL_CROSS_MEMORY (the kernel
+// permitting: no Yama ptrace restriction) and whether they fit the node's
+// CPUs; the bytes arrive either way.
+TEST(Collectives, MoveStraightBetweenBuffersAsCrossMemorySays) {
+    if (size() < 2) GTEST_SKIP() << "one process has no one to reach";
+    int here = 1;
+    bool all_mapped = true;
+    for (int peer = 0; peer < size(); ++peer)
+        if (peer != rank() && (peer_flags(peer) & CCS_PEER_SAME_NODE)) {
+            ++here;
+            all_mapped = all_mapped && (peer_flags(peer) & CCS_PEER_MAPS_MEMORY);
+        }
+    const char *set = std::getenv("CCS_COLL_CROSS_MEMORY");
+    const std::string use = set ? set : "auto";
+    int yama = 0;
+    if (FILE *f = std::fopen("/proc/sys/kernel/yama/ptrace_scope", "r")) {
+        if (std::fscanf(f, "%d", &yama) != 1) yama = 0;
+        std::fclose(f);
+    }
+    const bool fits = here <= sysconf(_SC_NPROCESSORS_ONLN);
+    const bool straight = here > 1 && all_mapped && yama == 0 && (use == "always" || (use == "auto" && fits));
+    const uint64_t before = stat("coll.cross_memory");
+    const size_t large = 3 * 8192 + 5;  // past a slot, pieces off cache lines
+    std::vector<uint8_t> data(large);
+    for (int root = 0; root < size(); ++root) {
+        fill_pattern(data, 7, static_cast<uint64_t>(root));
+        if (rank() != root) std::fill(data.begin(), data.end(), 0);
+        CCS_ASSERT_OK(ccs_team_broadcast(CCS_TEAM_WORLD, data.data(), large, root, nullptr));
+        EXPECT_TRUE(check_pattern(data.data(), large, 7, static_cast<uint64_t>(root))) << "root " << root;
+    }
+    EXPECT_EQ(stat("coll.cross_memory"), before + (straight ? static_cast<uint64_t>(size()) : 0)) << use;
 }

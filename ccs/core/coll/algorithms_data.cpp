@@ -100,11 +100,11 @@ schedule build_broadcast(const team_view &t, uint64_t seq, uint8_t *buffer, size
 }
 
 // Every member sends straight to the root, which receives into place.
-schedule build_gather(const team_view &t, uint64_t, const uint8_t *src, size_t length, uint8_t *dst,
+schedule build_gather(const team_view &t, uint64_t seq, const uint8_t *src, size_t length, uint8_t *dst,
                       const blocks &b, bool uniform, int root) {
     const uint64_t signature = signature_of(kind::gather, static_cast<uint64_t>(root), uniform ? length : SIZE_MAX);
     if (t.area && t.size() > 1 && uniform && length > node_area::slot_bytes)
-        return node_gather(t, signature, src, length, dst, root);
+        return node_gather(t, seq, signature, src, length, dst, root);
     schedule s;
     s.signature = signature;
     const int n = t.size(), me = t.rank;

@@ -59,6 +59,7 @@ void append_node(schedule &s, schedule &&node) {
     for (schedule::round &r : node.rounds) s.rounds.push_back(std::move(r));
     s.adopt_scratch(node);
     s.chunks_end = std::max(s.chunks_end, node.chunks_end);
+    s.cross_memory = s.cross_memory || node.cross_memory;
 }
 
 void release(node_area *a, uint64_t seq, uint64_t word) {

@@ -21,9 +21,10 @@ schedule node_barrier(const team_view &t, uint64_t seq, uint64_t signature) {
     return s;
 }
 
-// Small: the root fills its slot, the others copy out of it. Large: chunk
-// by chunk through the root's chunk buffers, the next filled while the
-// last drains.
+// Small: the root fills its slot, the others copy out of it. Large:
+// directly where the members reach each other's memory, else chunk by
+// chunk through the root's chunk buffers, the next filled while the last
+// drains.
 schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
                         int root) {
     schedule s = node_schedule(signature);
@@ -47,6 +48,7 @@ schedule node_broadcast(const team_view &t, uint64_t seq, uint64_t signature, ui
         }
         return s;
     }
+    if (a->cross_memory()) return node_broadcast_direct(t, seq, signature, buffer, length, root);
     const uint64_t chunks = (length + node_area::chunk_bytes - 1) / node_area::chunk_bytes;
     const uint64_t first = a->take_chunks(chunks);
     s.chunks_end = first + chunks;

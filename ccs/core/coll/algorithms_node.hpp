@@ -21,11 +21,12 @@ using slot_take = std::function<void(const node_area &a, uint64_t seq)>;
 schedule slot_exchange(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *mine, size_t bytes,
                        slot_take take);
 
-// Small: slots; large: chunk by chunk (coll/algorithms_node_data.cpp).
+// Small: slots; large: chunk by chunk (coll/algorithms_node_data.cpp), or
+// directly where the members reach each other's memory.
 // Allgather of blocks b (every member's length known to all), alltoall;
 // gather of uniform blocks, large only.
-schedule node_gather(const team_view &t, uint64_t signature, const uint8_t *src, size_t length, uint8_t *dst,
-                     int root);
+schedule node_gather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
+                     uint8_t *dst, int root);
 schedule node_allgather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                         const blocks &b);
 schedule node_alltoall(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
@@ -33,6 +34,17 @@ schedule node_alltoall(const team_view &t, uint64_t seq, uint64_t signature, con
 // Small scans only (slot_bytes at most).
 schedule node_scan(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, uint8_t *dst,
                    size_t count, const reduction &r, bool exclusive);
+// Large, where the members reach each other's memory by cross-memory
+// attach (coll/algorithms_node_direct.cpp): bytes move straight between
+// their buffers.
+schedule node_broadcast_direct(const team_view &t, uint64_t seq, uint64_t signature, uint8_t *buffer, size_t length,
+                               int root);
+schedule node_gather_direct(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
+                            uint8_t *dst, int root);
+schedule node_allgather_direct(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src,
+                               uint8_t *dst, const blocks &b);
+schedule node_alltoall_direct(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src,
+                              size_t length, uint8_t *dst);
 // Large reductions: the result at root (reduce), or everywhere when
 // root < 0 (allreduce).
 schedule node_reduce_chunks(const team_view &t, uint64_t signature, const uint8_t *src, uint8_t *dst, size_t count,

@@ -84,8 +84,9 @@ void copy_overlap(uint8_t *dst, const uint8_t *chunk, size_t from, size_t block_
 }  // namespace
 
 // Large only: small rooted ones go by messages (algorithms.hpp).
-schedule node_gather(const team_view &t, uint64_t signature, const uint8_t *src, size_t length, uint8_t *dst,
-                     int root) {
+schedule node_gather(const team_view &t, uint64_t seq, uint64_t signature, const uint8_t *src, size_t length,
+                     uint8_t *dst, int root) {
+    if (t.area->cross_memory()) return node_gather_direct(t, seq, signature, src, length, dst, root);
     chunk_take take;
     if (t.rank == root)
         take = [dst, length](int j, const uint8_t *chunk, size_t from) {
@@ -103,6 +104,7 @@ schedule node_allgather(const team_view &t, uint64_t seq, uint64_t signature, co
             for (size_t j = 0; j < b.lengths.size(); ++j)
                 copy(at_or_null(dst, b.offsets[j]), a.slot(static_cast<int>(j), s, b.lengths[j]), b.lengths[j]);
         });
+    if (t.area->cross_memory()) return node_allgather_direct(t, seq, signature, src, dst, b);
     return chunk_exchange(t, signature, src, length, longest, [dst, b](int j, const uint8_t *chunk, size_t from) {
         const auto jj = static_cast<size_t>(j);
         copy_overlap(at_or_null(dst, b.offsets[jj]), chunk, from, 0, b.lengths[jj]);
@@ -119,6 +121,7 @@ schedule node_alltoall(const team_view &t, uint64_t seq, uint64_t signature, con
             for (size_t j = 0; j < n; ++j)
                 copy(at_or_null(dst, j * length), a.slot(static_cast<int>(j), s, all) + me * length, length);
         });
+    if (t.area->cross_memory()) return node_alltoall_direct(t, seq, signature, src, length, dst);
     return chunk_exchange(t, signature, src, all, all, [dst, length, me](int j, const uint8_t *chunk, size_t from) {
         copy_overlap(at_or_null(dst, static_cast<size_t>(j) * length), chunk, from, me * length, length);
     });

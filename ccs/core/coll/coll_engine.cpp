@@ -130,7 +130,11 @@ bool coll_engine::advance(operation &op) {
             if (ready < 0) node_disagreement(op, -1 - ready);
             else if (ready == 0 && !node_trouble(op)) return false;
         }
-        if ((op.status == CCS_OK || op.plan.in_node_memory) && r.step) r.step();
+        if ((op.status == CCS_OK || op.plan.in_node_memory) && r.step) {
+            r.step();
+            for (const auto &f : op.plan.step_failures)
+                if (f->status != CCS_OK) set_failure(op, f->status, f->detail);
+        }
         ++op.round;
         op.round_started = false;
     }
@@ -201,6 +205,9 @@ bool coll_engine::take(operation &op, size_t i) {
 bool coll_engine::node_trouble(operation &op) {
     // Looked for now and then: it reads lines the others write.
     if (++op.idle_checks % 64 != 0) return false;
+    // (A blocking one run in the call has no rounds.)
+    if (op.round < op.plan.rounds.size())
+        if (const auto &waits_on = op.plan.rounds[op.round].waits_on) return movers_died(op, waits_on);
     const int failed = am_.any_peer_failed() ? failed_member(op.team) : -1;
     if (failed >= 0) {
         set_failure(op, CCS_ERR_PEER_FAILED, team_rank_text(op.team, failed) + " failed: " + am_.failure());
@@ -208,6 +215,22 @@ bool coll_engine::node_trouble(operation &op) {
         return true;
     }
     return node_mismatch(op, true);
+}
+
+bool coll_engine::movers_died(operation &op, const std::function<bool(int)> &waits_on) {
+    if (!am_.any_peer_failed()) return false;
+    const node_area &a = *op.team.memory();
+    int dead = -1;
+    for (int m = 0; m < a.size(); ++m) {
+        if (!waits_on(m)) continue;
+        const int who = op.team.team_rank_of(m);
+        if (!am_.peer_has_failed(op.team.job_rank(who))) return false;
+        dead = who;
+    }
+    if (dead < 0) return false;
+    set_failure(op, CCS_ERR_PEER_FAILED, team_rank_text(op.team, dead) + " failed: " + am_.failure());
+    op.plan.in_node_memory = false;
+    return true;
 }
 
 bool coll_engine::node_mismatch(operation &op, bool or_failed) {
@@ -277,6 +300,7 @@ void coll_engine::finish(operation &op) {
     if (a && op.status != CCS_OK && op.plan.chunks_end) a->skip_chunks(op.plan.chunks_end);
     if (a) a->finished(op.seq);
     ++*op.counted_in;
+    counts_.cross_memory += op.plan.cross_memory;
     counts_.failed += op.status != CCS_OK;
     if (op.status != CCS_OK) {
         // Messages for it may still come (from members that gave up later).

@@ -63,6 +63,7 @@ public:
         uint64_t in_node_memory = 0;  // a team on this node, through its memory
         uint64_t in_the_call = 0;     // of those, small blocking ones run in the call
         uint64_t two_levels = 0;      // a team across nodes: node memory, then leaders
+        uint64_t cross_memory = 0;    // of those in node memory, bytes moved straight between buffers
         uint64_t failed = 0;
     };
     const counts &stats() const { return counts_; }
@@ -105,6 +106,9 @@ private:
     // A collective in node memory waits for a member that will never write:
     // true once it ended it.
     bool node_trouble(operation &op);
+    // A round whose node members may still move bytes into this member's
+    // buffers: true once it ended it, because every member it waits on died.
+    bool movers_died(operation &op, const std::function<bool(int)> &waits_on);
     // A member started collective `seq` as another (or, with `or_failed`,
     // failed it): true once it ended it here.
     bool node_mismatch(operation &op, bool or_failed);

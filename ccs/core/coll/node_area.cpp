@@ -2,8 +2,13 @@
 
 namespace ccs::coll {
 
-node_area::node_area(std::vector<uint8_t *> blocks, int rank, uint64_t first_seq, std::function<void()> release)
-    : blocks_(std::move(blocks)), rank_(rank), first_seq_(first_seq), release_(std::move(release)) {
+node_area::node_area(std::vector<uint8_t *> blocks, int rank, uint64_t first_seq, std::function<void()> release,
+                     std::vector<pid_t> pids)
+    : blocks_(std::move(blocks)),
+      pids_(std::move(pids)),
+      rank_(rank),
+      first_seq_(first_seq),
+      release_(std::move(release)) {
     next_done_[first_seq % 2] = first_seq;
     next_done_[(first_seq + 1) % 2] = first_seq + 1;
 }

@@ -2,7 +2,8 @@
 // one node: each member's block (allocated shareable, mapped by the others
 // through their transport, as ccs_mem_alloc memory is) holds counters the
 // others poll and buffers they copy from, so small collectives take no
-// message and large ones move each byte through memory once or twice.
+// message and large ones move each byte through memory once or twice
+// (once straight between the members' buffers where cross_memory()).
 //
 // A block: counters on their own cache lines, two small slots and two
 // large chunk buffers (double buffering: one fills while the other
@@ -22,7 +23,14 @@
 #include <set>
 #include <vector>
 
+#include <sys/types.h>
+
 namespace ccs::coll {
+
+// When large collectives of a node's members move bytes straight between
+// their buffers (node_area::cross_memory): automatic, while the members
+// are no more than the node's CPUs.
+enum class cross_memory_use { automatic, always, never };
 
 class node_area {
 public:
@@ -70,6 +78,9 @@ public:
         // Two levels: the leader's word that its node's part is done (the
         // result in its slot), as its started_word.
         counter released[2];
+        // Large collectives by cross-memory attach: this member's word that
+        // it moved its part, as its started_word.
+        counter moved[2];
     };
     // (number + 1) above 24 bits, the signature's kind (coll/signature.hpp)
     // and 20 bits of its hash below: one store, so a reader never pairs
@@ -123,13 +134,20 @@ public:
 
     // `blocks`: every member's block as mapped here, by team rank;
     // `first_seq`: the team's next collective number; `release` undoes
-    // the mappings and this member's allocation.
-    node_area(std::vector<uint8_t *> blocks, int rank, uint64_t first_seq, std::function<void()> release);
+    // the mappings and this member's allocation; `pids`: every member's
+    // process, when each member may reach each other's memory by
+    // cross-memory attach, else empty.
+    node_area(std::vector<uint8_t *> blocks, int rank, uint64_t first_seq, std::function<void()> release,
+              std::vector<pid_t> pids = {});
     ~node_area();
     node_area(const node_area &) = delete;
     node_area &operator=(const node_area &) = delete;
 
     int size() const { return static_cast<int>(blocks_.size()); }
+    // Whether large collectives move bytes between the members' buffers
+    // directly (the same answer at every member).
+    bool cross_memory() const { return !pids_.empty(); }
+    pid_t pid(int member) const { return pids_[static_cast<size_t>(member)]; }
     int rank() const { return rank_; }
     header &of(int member) const { return *reinterpret_cast<header *>(blocks_[static_cast<size_t>(member)]); }
     header &mine() const { return of(rank_); }
@@ -169,6 +187,7 @@ public:
 
 private:
     std::vector<uint8_t *> blocks_;
+    std::vector<pid_t> pids_;
     int rank_;
     uint64_t first_seq_;
     uint64_t next_chunk_ = 0;

@@ -1,25 +1,30 @@
 // Making a team's node memory (coll/node_area.hpp): each member allocates
 // its block, the blocks' keys go round the team, each member maps the
-// others' blocks through its transports, and the team agrees whether all
-// of that worked everywhere; if not, nothing is kept and the team's
+// others' blocks through its transports and tries to read them by
+// cross-memory attach, and the team agrees whether all of that worked
+// everywhere; if the mapping did not, nothing is kept and the team's
 // collectives go by messages. A team across nodes does it per node, for
 // its two levels (coll/algorithms_levels.cpp).
 #include "core/coll/algorithms.hpp"
 #include "core/coll/team_table.hpp"
+#include "util/cross_memory.hpp"
 #include "util/error.hpp"
 
 #include <cstring>
+
+#include <unistd.h>
 
 namespace ccs::coll {
 
 namespace {
 
 // One member's part of the exchange: whether its block exists, where it
-// lies in the member, and its key.
+// lies in the member, its process and its key.
 struct record {
     static constexpr size_t bytes = 1024;
-    static constexpr size_t key_room = bytes - 24;
+    static constexpr size_t key_room = bytes - 32;
     uint64_t ok = 0, base = 0, key_length = 0;
+    int64_t pid = 0;
     uint8_t key[key_room] = {};
 };
 static_assert(sizeof(record) == record::bytes);
@@ -99,6 +104,7 @@ ccs_status_t team_table::make_area(team &t, uint64_t first_seq, std::shared_ptr<
             mine.ok = 1;
             mine.base = reinterpret_cast<uintptr_t>(block);
             mine.key_length = length;
+            mine.pid = ::getpid();
         }
     }
     std::vector<record> all(static_cast<size_t>(n));
@@ -130,7 +136,25 @@ ccs_status_t team_table::make_area(team &t, uint64_t first_seq, std::shared_ptr<
         ok = ok && rma.mapped_address("", key, r.base, node_area::block_bytes, mapped) == CCS_OK && mapped;
         blocks[static_cast<size_t>(i)] = static_cast<uint8_t *>(mapped);
     }
-    // 3: kept only where it worked for every member.
+    // Whether this member reaches every other's memory by cross-memory
+    // attach (a kernel may refuse it: ptrace rules, seccomp). Automatic
+    // only while the members fit the node's CPUs: each such collective
+    // needs every member running at once, where oversubscribed members do
+    // better passing chunks through node memory to whichever runs.
+    std::vector<pid_t> pids(static_cast<size_t>(n));
+    const cross_memory_use use = node_memory_.cross_memory;
+    bool cross = ok && (use == cross_memory_use::always ||
+                        (use == cross_memory_use::automatic && n <= ::sysconf(_SC_NPROCESSORS_ONLN)));
+    for (int i = 0; i < n && cross; ++i) {
+        const record &r = all[static_cast<size_t>(i)];
+        pids[static_cast<size_t>(i)] = static_cast<pid_t>(r.pid);
+        uint64_t word = 0;
+        cross = i == me || cross_memory_move(false, pids[static_cast<size_t>(i)], &word,
+                                             reinterpret_cast<const void *>(r.base), sizeof word) == 0;
+    }
+    if (ok && cross) ok = 2;
+    // 3: kept only where it worked for every member; cross-memory attach
+    // used only where every member can (ok 2 everywhere).
     uint64_t all_ok = 0;
     const reduction min = make_reduction(CCS_ACC_MIN, CCS_ACC_UINT64);
     st = run(t, build_allreduce(t.view, t.next_seq, reinterpret_cast<const uint8_t *>(&ok),
@@ -143,7 +167,8 @@ ccs_status_t team_table::make_area(team &t, uint64_t first_seq, std::shared_ptr<
         release();
         return st;
     }
-    out = std::make_shared<node_area>(std::move(blocks), me, first_seq, release);
+    if (all_ok < 2) pids.clear();
+    out = std::make_shared<node_area>(std::move(blocks), me, first_seq, release, std::move(pids));
     return CCS_OK;
 }
 

@@ -35,14 +35,21 @@ inline int all_arrived(const node_area *a, uint64_t seq, uint64_t word) {
 
 inline int free_slot(const node_area *a, uint64_t seq) { return a->slot_free(seq) ? 1 : 0; }
 
-// > 0 once `member`'s arrive word (or, with `released`, its released
-// word) says it reached collective `seq`; -1 - member where it did as
-// something else.
-inline int reached(const node_area *a, int member, uint64_t seq, uint64_t word, bool released = false) {
-    const uint64_t theirs = released ? a->of(member).released[seq % 2].value.load(std::memory_order_acquire)
-                                     : a->arrived(member, seq % 2);
+// > 0 once `theirs`, a word `member` stored, says it reached collective
+// `seq`; 0 not yet; -1 - member where it did as something else.
+inline int reached_by(uint64_t theirs, int member, uint64_t seq, uint64_t word) {
     if (theirs < ((seq + 1) << 24)) return 0;
     return theirs == word || node_area::started_seq(theirs) != seq ? 1 : -1 - member;
+}
+// By `member`'s arrive word (or, with `released`, its released word).
+inline int reached(const node_area *a, int member, uint64_t seq, uint64_t word, bool released = false) {
+    return reached_by(released ? a->of(member).released[seq % 2].value.load(std::memory_order_acquire)
+                               : a->arrived(member, seq % 2),
+                      member, seq, word);
+}
+// By `member`'s moved word.
+inline int moved(const node_area *a, int member, uint64_t seq, uint64_t word) {
+    return reached_by(a->of(member).moved[seq % 2].value.load(std::memory_order_acquire), member, seq, word);
 }
 
 // Chunk c's buffer (c % 2) may be filled again: every member is done with

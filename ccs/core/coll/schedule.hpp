@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ccs::coll {
@@ -37,6 +38,12 @@ struct schedule {
         // members write (coll/node_area.hpp): > 0 holds, 0 not yet, -1 - m
         // member m showed it called something else. Empty: none.
         std::function<int()> ready;
+        // For a round while other members may still move bytes into this
+        // member's buffers (coll/algorithms_node_direct.cpp): whether it
+        // still waits on node memory member m. No failure elsewhere ends
+        // such a round early (a failed member says so in the words `ready`
+        // reads); only the death of every member it waits on.
+        std::function<bool(int member)> waits_on;
         std::function<void()> step;  // once every receive arrived and ready held
     };
 
@@ -50,6 +57,18 @@ struct schedule {
     // rounds still wait and run (their steps skip what is missing), since
     // the other members wait for this member's counters, not messages.
     bool in_node_memory = false;
+    // Where a step that can fail (a move between processes) says so: the
+    // engine then ends the collective with it. Such a step also stores
+    // this member's failed word (node_area::fail) before any word that lets
+    // another member finish, so every member ends with the failure.
+    struct step_failure {
+        ccs_status_t status = CCS_OK;
+        std::string detail;
+    };
+    std::vector<std::shared_ptr<step_failure>> step_failures;
+    // Bytes move straight between the members' buffers (by cross-memory
+    // attach: coll/algorithms_node_direct.cpp).
+    bool cross_memory = false;
     // Large ones in node memory: one past the last chunk number they use.
     // A member whose collective failed sets its chunk counters there, so
     // the team's next large collectives do not wait for the rest of it.
@@ -66,11 +85,15 @@ struct schedule {
         const uint32_t tag = rounds.empty() ? 0 : rounds.back().tag + 1;
         add_round(tag).step = std::move(step);
     }
-    // Keeps `other`'s scratch alive as this schedule's own.
+    // Keeps `other`'s scratch alive as this schedule's own, and hears of
+    // its steps' failures.
     void adopt_scratch(schedule &other) {
         for (auto &bytes : other.scratch) scratch.push_back(std::move(bytes));
         other.scratch.clear();
+        for (auto &f : other.step_failures) step_failures.push_back(std::move(f));
+        other.step_failures.clear();
     }
+    std::shared_ptr<step_failure> new_step_failure() { return step_failures.emplace_back(std::make_shared<step_failure>()); }
     uint8_t *scratch_bytes(size_t n) {
         scratch.push_back(std::make_unique_for_overwrite<uint8_t[]>(n ? n : 1));
         return scratch.back().get();

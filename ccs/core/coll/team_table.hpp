@@ -32,6 +32,7 @@ public:
         memory_registry &memory;
         rma_engine &rma;
         std::vector<uint32_t> node_of;
+        cross_memory_use cross_memory;  // CCS_COLL_CROSS_MEMORY
     };
 
     // `progress`: one pass of the runtime's progress (with back-off).

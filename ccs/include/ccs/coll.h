@@ -135,7 +135,7 @@ CCS_API ccs_status_t ccs_team_allgatherv(ccs_team_t team, const void *src, size_
                                          const size_t *lengths, const size_t *offsets,
                                          const ccs_completion_t *completion);
 /* src holds size blocks of `length` bytes, block j for member j; dst
- * receives block i from member i. */
+ * receives block i from member i. src and dst must not overlap. */
 CCS_API ccs_status_t ccs_team_alltoall(ccs_team_t team, const void *src, size_t length, void *dst,
                                        const ccs_completion_t *completion);
 
