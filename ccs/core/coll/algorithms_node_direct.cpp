@@ -37,7 +37,7 @@ struct direct_move {
 };
 
 void record_failure(schedule::step_failure &f, int error, const team_view &t, int peer, size_t length) {
-    const std::string who = "team rank " + std::to_string(peer) + " (rank " + std::to_string(t.job_rank(peer)) + ")";
+    const std::string who = "rank " + std::to_string(t.job_rank(peer));
     f.status = error == ESRCH ? CCS_ERR_PEER_FAILED : error == EFAULT ? CCS_ERR_INVALID_ARG : CCS_ERR_TRANSPORT;
     f.detail = error == ESRCH    ? who + " ended"
                : error == EFAULT ? "moving " + std::to_string(length) + " bytes between this process and " + who +
@@ -73,7 +73,7 @@ schedule direct_exchange(const team_view &t, uint64_t seq, uint64_t signature, c
         a->arrive(seq, a->failed_at(a->rank(), seq) == CCS_OK ? word : node_area::refused_word(seq));
     };
     auto &move = s.add_round(1);
-    auto missing = [a, seq, word](int m) { return a->arrived(m, seq % 2) < ((seq + 1) << 24); };
+    auto missing = [a, seq](int m) { return a->arrived(m, seq % 2) < ((seq + 1) << 24); };
     move.ready = [a, seq, word, missing] {
         int result = 1;
         for (int m = 0; m < a->size(); ++m) {
