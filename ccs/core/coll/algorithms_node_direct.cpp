@@ -73,19 +73,15 @@ schedule direct_exchange(const team_view &t, uint64_t seq, uint64_t signature, c
         a->arrive(seq, a->failed_at(a->rank(), seq) == CCS_OK ? word : node_area::refused_word(seq));
     };
     auto &move = s.add_round(1);
-    auto missing = [a, seq](int m) { return a->arrived(m, seq % 2) < ((seq + 1) << 24); };
+    auto missing = [a, seq, word](int m) { return reached(a, m, seq, word) == 0; };
     move.ready = [a, seq, word, missing] {
-        int result = 1;
-        for (int m = 0; m < a->size(); ++m) {
-            if (!missing(m)) {
-                if (const int r = reached(a, m, seq, word); r < 0) return r;
-                continue;
-            }
-            // Its failed word before its arrive word: stored in that order.
-            if (a->failed_at(m, seq) != CCS_OK && missing(m)) return -1 - m;
-            result = 0;
-        }
-        return result;
+        if (const int r = all_arrived(a, seq, word); r != 0) return r;
+        // One that failed before it arrived never will: its failed word
+        // comes before any arrive word, so one still missing after its
+        // failed word was read stays missing.
+        for (int m = 0; m < a->size(); ++m)
+            if (missing(m) && a->failed_at(m, seq) != CCS_OK && missing(m)) return -1 - m;
+        return 0;
     };
     move.waits_on = missing;
     move.step = [a, t, seq, word, moves = std::move(moves), failure] {
@@ -136,10 +132,10 @@ schedule node_broadcast_direct(const team_view &t, uint64_t seq, uint64_t signat
     std::vector<direct_move> moves;
     if (me == root) {
         for (int m = 0; m < n; ++m)
-            if (m != root) moves.push_back({m, true, buffer ? buffer + cut(m) : nullptr, cut(m), cut(m + 1) - cut(m)});
+            if (m != root) moves.push_back({m, true, at_or_null(buffer, cut(m)), cut(m), cut(m + 1) - cut(m)});
     } else {
         moves.push_back({root, false, buffer, 0, cut(me)});
-        moves.push_back({root, false, buffer ? buffer + cut(me + 1) : nullptr, cut(me + 1), length - cut(me + 1)});
+        moves.push_back({root, false, at_or_null(buffer, cut(me + 1)), cut(me + 1), length - cut(me + 1)});
     }
     return direct_exchange(t, seq, signature, buffer, buffer, std::move(moves));
 }
