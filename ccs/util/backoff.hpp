@@ -39,10 +39,13 @@ public:
 
     // Call after a poll that found nothing to do.
     void idle();
-    // Call after a poll that did something.
+    // Call after a poll that did something. Oversubscribed, yields that
+    // found the core free stay spaced out across activity: when the node's
+    // other processes sleep, two that talk then pay no system call per
+    // message. Once a yield gave the core away, the next idle poll yields.
     void reset() {
         idle_polls_ = 0;
-        polls_to_yield_ = 0;
+        polls_to_yield_ = spin_ == 0 && !crowded_ ? yield_every_ - 1 : 0;
     }
 
     // How often the process gave its core away: many yields on dedicated

@@ -118,3 +118,22 @@ TEST(Backoff, ActivityRestartsTheSpin) {
     yielding_polls(b, static_cast<int>(backoff::spin_polls));
     EXPECT_EQ(fake::yields, yields);  // spinning again, no yield
 }
+
+// Oversubscribed with the other processes asleep: yields come straight
+// back, so messages in between do not bring them back to every idle poll;
+// once a yield gave the core away, activity is followed by a yield at once.
+TEST(Backoff, OversubscribedKeepsFreeYieldsSpacedAcrossActivity) {
+    fake::start(1us);
+    backoff b(fake::sys);
+    b.set_oversubscribed(true);
+    yielding_polls(b, 4096);  // spaced out to the bound by now
+    for (int message = 0; message < 8; ++message) {
+        b.reset();
+        EXPECT_TRUE(yielding_polls(b, 64).empty()) << "after message " << message;
+    }
+    fake::yield_takes = 50us;  // someone else ran
+    for (int i = 0; i < 2048 && !b.crowded(); ++i) b.idle();
+    ASSERT_TRUE(b.crowded());
+    b.reset();
+    EXPECT_EQ(yielding_polls(b, 1), std::vector<int>{1});
+}
