@@ -53,7 +53,11 @@ ccs_plugin_status_t shm_plugin::connect(const void *const *addresses, const size
     failed_.assign(n, false);
     to_.assign(n, ring_producer{});
     from_.assign(n, ring_consumer{});
-    polled_.clear();
+    reserved_.assign(n, false);
+    released_.assign(n, false);
+    bells_.assign(n, doorbell{});
+    is_watched_.assign(n, false);
+    watched_.clear();
     if (n < 2) return CCS_PLUGIN_OK;
     const int32_t leader_rank = local_ranks_[0];
     if (!addresses[leader_rank] || lengths[leader_rank] < 1) {
@@ -68,11 +72,13 @@ ccs_plugin_status_t shm_plugin::connect(const void *const *addresses, const size
         }
     }
     segment_.pid(me_).store(static_cast<int32_t>(::getpid()), std::memory_order_release);
+    inbox_ = segment_.bell(me_);
+    // Only pointers here: a ring's memory is reserved on its first record.
     for (uint32_t peer = 0; peer < n; ++peer) {
         const int32_t r = local_ranks_[peer];
         if (peer == me_ || !addresses[r] || lengths[r] < 1) continue;
         present_[peer] = true;
-        polled_.push_back(peer);
+        bells_[peer] = segment_.bell(peer);
         to_[peer] = ring_producer(segment_.control(me_, peer), segment_.data(me_, peer), cfg_.ring_capacity);
         from_[peer] = ring_consumer(segment_.control(peer, me_), segment_.data(peer, me_), cfg_.ring_capacity);
     }

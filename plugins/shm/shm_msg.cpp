@@ -1,13 +1,15 @@
 // Sending: one packet becomes one ring record, copied straight from the
-// caller's pieces.
+// caller's pieces, then the receiver's doorbell is rung. The first record
+// to a peer reserves the ring's memory.
 #include "shm_plugin.hpp"
 
 #include <cstring>
+#include <string>
 
 namespace ccs::shm {
 ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
     if (!reachable(peer) || count > 4) return CCS_PLUGIN_ERR_INVALID;
-    const auto local = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+    const auto local = static_cast<uint32_t>(local_index_[static_cast<size_t>(peer)]);
     if (failed_[local]) return CCS_PLUGIN_ERR_PEER_FAILED;
     ring_piece pieces[4];
     size_t total = 0;
@@ -16,7 +18,17 @@ ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t 
         total += iov[i].length;
     }
     if (total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
-    return to_[local].push(pieces, count, total) ? CCS_PLUGIN_OK : CCS_PLUGIN_AGAIN;
+    if (!reserved_[local]) {
+        const std::string err = segment_.reserve_ring(me_, local);
+        if (!err.empty()) {
+            log(CCS_PLUGIN_LOG_ERROR, "no ring to rank " + std::to_string(peer) + ": " + err);
+            return CCS_PLUGIN_ERR_NO_MEMORY;
+        }
+        reserved_[local] = true;
+    }
+    if (!to_[local].push(pieces, count, total)) return CCS_PLUGIN_AGAIN;
+    bells_[local].ring(me_);
+    return CCS_PLUGIN_OK;
 }
 
 }  // namespace ccs::shm

@@ -1,5 +1,6 @@
 // The shm plugin in one process: who is on this node, the shared
-// segment, and one producer and one consumer ring end per local peer.
+// segment, and one producer and one consumer ring end per local peer,
+// the rings reserved on first contact and polled when their sender rings.
 #pragma once
 
 #include "shm_copy.hpp"
@@ -62,8 +63,18 @@ public:
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
 
 private:
-    // Every so often: is each local peer's process still there?
-    void check_peers_alive();
+    // Every so often: is each local peer's process still there? Returns
+    // the records it delivered on the way.
+    int check_peers_alive();
+    // Delivers up to a batch of records from one local peer's ring.
+    int poll_from(uint32_t peer);
+    // Polls the rings of the senders that rang; they are watched from then on.
+    int answer_doorbell();
+    void watch(uint32_t peer);
+    // A failed peer's ring to it, and its ring here once drained, go back
+    // to the system; its doorbell is ignored from then on.
+    void release_inbound(uint32_t peer);
+    void release_outbound(uint32_t peer);
 
     plugin::core_services core_;
     config cfg_;
@@ -79,8 +90,20 @@ private:
     std::vector<bool> failed_;           // its process is gone: no more sends
     std::vector<ring_producer> to_;      // indexed by local peer
     std::vector<ring_consumer> from_;
-    std::vector<uint32_t> polled_;       // the present peers' local indices
-    uint32_t poll_start_ = 0;            // index into polled_; rotates for fairness
+    std::vector<bool> reserved_;         // my ring to it has its memory
+    std::vector<bool> released_;         // its ring to me was given back
+    std::vector<doorbell> bells_;        // each local peer's doorbell, to ring
+    doorbell inbox_;                     // mine
+    // Rings polled on every call without waiting for their doorbell (which
+    // would add a cache miss to each message): those that delivered lately.
+    // A sender rings anyway, so leaving this list loses nothing.
+    struct watched_ring {
+        uint32_t peer;
+        uint32_t idle_polls;
+    };
+    std::vector<watched_ring> watched_;
+    std::vector<bool> is_watched_;
+    uint32_t doorbell_turn_ = 0;
     plugin::liveness_pacer liveness_;
     // Moves bytes between local and remote segments with process_vm_*v.
     ccs_plugin_status_t cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,

@@ -1,5 +1,8 @@
-// Polling: drain each inbound ring in turn, a bounded batch per ring so
-// one busy sender cannot starve the others.
+// Polling: the rings of senders that delivered lately, then the doorbell,
+// which names the others that have pushed since the last look. An idle
+// call reads the watched rings' next stamps and one doorbell word, however
+// many processes share the node. A bounded batch per ring, so one busy
+// sender cannot starve the others.
 #include "shm_plugin.hpp"
 
 #include <string>
@@ -7,9 +10,56 @@
 namespace ccs::shm {
 namespace {
 constexpr int batch = 32;
+// Idle polls before a ring leaves the watched list: long enough that a
+// ping-pong partner stays in it, short enough that a burst long past stops
+// costing a load per call.
+constexpr uint32_t unwatch_after = 4096;
+// While watched rings deliver, the doorbell is still read every so often,
+// so the other senders wait a few calls at most.
+constexpr uint32_t doorbell_every = 16;
 }  // namespace
 
-void shm_plugin::check_peers_alive() {
+int shm_plugin::poll_from(uint32_t peer) {
+    const int32_t source = local_ranks_[peer];
+    return from_[peer].poll([&](const uint8_t *data, size_t length) { core_.deliver(source, data, length); },
+                            batch);
+}
+
+void shm_plugin::watch(uint32_t peer) {
+    if (is_watched_[peer]) return;
+    is_watched_[peer] = true;
+    watched_.push_back({peer, 0});
+}
+
+int shm_plugin::answer_doorbell() {
+    int events = 0;
+    inbox_.take([&](uint32_t peer) {
+        // A bell from a peer whose ring was given back (it failed), or a
+        // forged index: nothing to read.
+        if (peer >= present_.size() || !present_[peer] || released_[peer]) return;
+        events += poll_from(peer);
+        watch(peer);
+    });
+    return events;
+}
+
+void shm_plugin::release_outbound(uint32_t peer) {
+    if (!reserved_[peer]) return;
+    reserved_[peer] = false;
+    const std::string err = segment_.release_ring(me_, peer);
+    if (!err.empty()) log(CCS_PLUGIN_LOG_WARN, err);
+}
+
+void shm_plugin::release_inbound(uint32_t peer) {
+    if (released_[peer]) return;
+    released_[peer] = true;
+    const std::string err = segment_.release_ring(peer, me_);
+    if (!err.empty()) log(CCS_PLUGIN_LOG_WARN, err);
+}
+
+int shm_plugin::check_peers_alive() {
+    int events = 0;
+    bool answered = false;
     for (uint32_t peer = 0; peer < present_.size(); ++peer) {
         if (!present_[peer] || failed_[peer]) continue;
         const int32_t pid = segment_.pid(peer).load(std::memory_order_acquire);
@@ -18,27 +68,40 @@ void shm_plugin::check_peers_alive() {
         if (pid != 0 && plugin::process_exists(pid)) continue;
         // Stop sending; keep polling: what it sent before dying still counts.
         failed_[peer] = true;
+        release_outbound(peer);
+        // A ring it rang for is watched now, and given back once drained
+        // (progress); one it did not ring for holds nothing to deliver.
+        if (!answered) {
+            events += answer_doorbell();
+            answered = true;
+        }
+        if (!is_watched_[peer]) release_inbound(peer);
         const std::string why = "process " + std::to_string(pid) + " (local " + std::to_string(peer) + ") is gone";
         core_.peer_failed(local_ranks_[peer], why);
     }
+    return events;
 }
 
-// Called on every ccs_progress, mostly idle: a list of the connected peers
-// and no division, so an idle poll is a load per peer and little else.
 int32_t shm_plugin::progress() {
-    const auto n = static_cast<uint32_t>(polled_.size());
     int32_t events = 0;
-    uint32_t at = poll_start_;
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t peer = polled_[at];
-        at = at + 1 == n ? 0 : at + 1;
-        const int32_t source = local_ranks_[peer];
-        events += from_[peer].poll(
-            [&](const uint8_t *data, size_t length) { core_.deliver(source, data, length); },
-            batch);
+    for (size_t i = 0; i < watched_.size();) {
+        watched_ring &w = watched_[i];
+        const int n = poll_from(w.peer);
+        events += n;
+        if (n > 0) w.idle_polls = 0;
+        if (n > 0 || (++w.idle_polls < unwatch_after && !failed_[w.peer])) {
+            ++i;
+            continue;
+        }
+        // Empty: a failed peer will write no more, so its ring goes back.
+        const uint32_t peer = w.peer;
+        is_watched_[peer] = false;
+        w = watched_.back();
+        watched_.pop_back();
+        if (failed_[peer]) release_inbound(peer);
     }
-    poll_start_ = poll_start_ + 1 >= n ? 0 : poll_start_ + 1;
-    if (liveness_.due()) check_peers_alive();
+    if (events == 0 || ++doorbell_turn_ % doorbell_every == 0) events += answer_doorbell();
+    if (liveness_.due()) events += check_peers_alive();
     return events;
 }
 
