@@ -21,6 +21,10 @@ bool shm_plugin::read_config(const plugin::core_services &core, config &out, std
                          ring_max_record(out.ring_capacity), out.max_packet, reason,
                          "from 256 bytes to a quarter of CCS_SHM_RING_SIZE minus 16"))
         return false;
+    if (!core.param_size("RING_IDLE_MS", "1000",
+                         "milliseconds a ring to a peer may go unused before its memory goes back to the system",
+                         2, 3600 * 1000, out.ring_idle_ms, reason, "milliseconds from 2 to 3600000"))
+        return false;
     return core.param_choice<bulk_copy::method>("BULK_COPY", "auto",
                                                 "copies of 1 MiB and more to and from mapped peer memory: auto "
                                                 "(time both ways on the first ones), memcpy or movsb",

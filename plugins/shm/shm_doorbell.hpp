@@ -46,6 +46,12 @@ public:
             std::atomic_ref<uint64_t>(*summary_).fetch_or(uint64_t{1} << group, std::memory_order_release);
     }
 
+    // Forgets that `sender` rang (its ring was retired: nothing to read).
+    void clear(uint32_t sender) {
+        std::atomic_ref<uint64_t>(groups_[sender / doorbell_group_senders])
+            .fetch_and(~(uint64_t{1} << (sender % doorbell_group_senders)), std::memory_order_relaxed);
+    }
+
     // Clears the set and calls on_sender(uint32_t) for each sender in it.
     template <typename OnSender>
     void take(OnSender &&on_sender) {

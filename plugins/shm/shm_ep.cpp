@@ -10,7 +10,7 @@ namespace ccs::shm {
 
 shm_plugin::shm_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
     : core_(services, name), cfg_(cfg), rank_(job.rank), job_id_(job.job_id ? job.job_id : ""),
-      bulk_copy_(cfg.bulk) {
+      ring_aging_(std::chrono::milliseconds(cfg.ring_idle_ms) / 2, 64), bulk_copy_(cfg.bulk) {
     const uint32_t my_node = job.node_of_rank[job.rank];
     local_index_.assign(static_cast<size_t>(job.size), -1);
     for (int32_t r = 0; r < job.size; ++r) {
@@ -53,7 +53,7 @@ ccs_plugin_status_t shm_plugin::connect(const void *const *addresses, const size
     failed_.assign(n, false);
     to_.assign(n, ring_producer{});
     from_.assign(n, ring_consumer{});
-    reserved_.assign(n, false);
+    out_.assign(n, outbound{});
     released_.assign(n, false);
     bells_.assign(n, doorbell{});
     is_watched_.assign(n, false);

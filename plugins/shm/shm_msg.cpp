@@ -1,6 +1,7 @@
 // Sending: one packet becomes one ring record, copied straight from the
 // caller's pieces, then the receiver's doorbell is rung. The first record
-// to a peer reserves the ring's memory.
+// to a peer reserves the ring's memory; the first after the ring was
+// retired waits for the receiver's acknowledgement, then reserves anew.
 #include "shm_plugin.hpp"
 
 #include <cstring>
@@ -18,15 +19,21 @@ ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t 
         total += iov[i].length;
     }
     if (total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
-    if (!reserved_[local]) {
+    outbound &out = out_[local];
+    if (out.retiring) {
+        if (!to_[local].retired()) return CCS_PLUGIN_AGAIN;
+        finish_retire(local);
+    }
+    if (!out.reserved) {
         const std::string err = segment_.reserve_ring(me_, local);
         if (!err.empty()) {
             log(CCS_PLUGIN_LOG_ERROR, "no ring to rank " + std::to_string(peer) + ": " + err);
             return CCS_PLUGIN_ERR_NO_MEMORY;
         }
-        reserved_[local] = true;
+        out.reserved = true;
     }
     if (!to_[local].push(pieces, count, total)) return CCS_PLUGIN_AGAIN;
+    out.used = true;
     bells_[local].ring(me_);
     return CCS_PLUGIN_OK;
 }

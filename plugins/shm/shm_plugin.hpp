@@ -22,6 +22,7 @@ namespace ccs::shm {
 
 struct config {
     size_t ring_capacity = 256 * 1024;
+    size_t ring_idle_ms = 1000;  // unused this long, a ring's memory goes back
     size_t max_packet = 32 * 1024;
     bulk_copy::method bulk = bulk_copy::method::trial;
 };
@@ -66,8 +67,15 @@ private:
     // Every so often: is each local peer's process still there? Returns
     // the records it delivered on the way.
     int check_peers_alive();
-    // Delivers up to a batch of records from one local peer's ring.
+    // Delivers up to a batch of records from one local peer's ring; a ring
+    // its sender retired is acknowledged and no longer watched.
     int poll_from(uint32_t peer);
+    // Every so often: rings to peers unused for a while are retired, and
+    // those whose receiver acknowledged go back to the system.
+    void retire_idle_rings();
+    // The receiver acknowledged: the memory goes back; the ring starts
+    // empty at its next reservation.
+    void finish_retire(uint32_t peer);
     // Polls the rings of the senders that rang; they are watched from then on.
     int answer_doorbell();
     void watch(uint32_t peer);
@@ -90,7 +98,13 @@ private:
     std::vector<bool> failed_;           // its process is gone: no more sends
     std::vector<ring_producer> to_;      // indexed by local peer
     std::vector<ring_consumer> from_;
-    std::vector<bool> reserved_;         // my ring to it has its memory
+    struct outbound {
+        bool reserved = false;  // my ring to it has its memory
+        bool retiring = false;  // retire marker pushed, not acknowledged yet
+        bool used = false;      // pushed to since the last look
+        uint32_t idle_looks = 0;
+    };
+    std::vector<outbound> out_;
     std::vector<bool> released_;         // its ring to me was given back
     std::vector<doorbell> bells_;        // each local peer's doorbell, to ring
     doorbell inbox_;                     // mine
@@ -105,6 +119,9 @@ private:
     std::vector<bool> is_watched_;
     uint32_t doorbell_turn_ = 0;
     plugin::liveness_pacer liveness_;
+    // Every 64 polls, not 4096: a process that polls rarely (it computes,
+    // or sleeps between polls) still gives back rings it no longer uses.
+    plugin::liveness_pacer ring_aging_;
     // Moves bytes between local and remote segments with process_vm_*v.
     ccs_plugin_status_t cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                             size_t nremote, void *rkey);

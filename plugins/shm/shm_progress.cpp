@@ -21,8 +21,45 @@ constexpr uint32_t doorbell_every = 16;
 
 int shm_plugin::poll_from(uint32_t peer) {
     const int32_t source = local_ranks_[peer];
-    return from_[peer].poll([&](const uint8_t *data, size_t length) { core_.deliver(source, data, length); },
-                            batch);
+    ring_consumer &ring = from_[peer];
+    const int n = ring.poll([&](const uint8_t *data, size_t length) { core_.deliver(source, data, length); }, batch);
+    if (ring.must_acknowledge()) {
+        // The bell rung for the marker goes first: once acknowledged, the
+        // ring may be released, and only a new record's bell may unpark it.
+        inbox_.clear(peer);
+        ring.acknowledge_retire();
+    }
+    return n;
+}
+
+void shm_plugin::finish_retire(uint32_t peer) {
+    outbound &out = out_[peer];
+    out.retiring = false;
+    release_outbound(peer);
+    to_[peer].restart();
+    log(CCS_PLUGIN_LOG_DEBUG, "ring to rank " + std::to_string(local_ranks_[peer]) + " unused for " +
+                                  std::to_string(cfg_.ring_idle_ms) + " ms: its memory went back");
+}
+
+void shm_plugin::retire_idle_rings() {
+    for (uint32_t peer = 0; peer < out_.size(); ++peer) {
+        outbound &out = out_[peer];
+        if (!out.reserved || failed_[peer]) continue;
+        if (out.retiring) {
+            if (to_[peer].retired()) finish_retire(peer);
+            continue;
+        }
+        if (out.used) {
+            out.used = false;
+            out.idle_looks = 0;
+            continue;
+        }
+        // Unused for two looks (one whole interval), and the receiver has
+        // taken everything: nothing is lost by starting over later.
+        if (++out.idle_looks < 2 || !to_[peer].drained() || !to_[peer].retire()) continue;
+        out.retiring = true;
+        bells_[peer].ring(me_);
+    }
 }
 
 void shm_plugin::watch(uint32_t peer) {
@@ -37,6 +74,8 @@ int shm_plugin::answer_doorbell() {
         // A bell from a peer whose ring was given back (it failed), or a
         // forged index: nothing to read.
         if (peer >= present_.size() || !present_[peer] || released_[peer]) return;
+        // A bell after a retire means a new record in a ring started anew.
+        from_[peer].unpark();
         events += poll_from(peer);
         watch(peer);
     });
@@ -44,8 +83,8 @@ int shm_plugin::answer_doorbell() {
 }
 
 void shm_plugin::release_outbound(uint32_t peer) {
-    if (!reserved_[peer]) return;
-    reserved_[peer] = false;
+    if (!out_[peer].reserved) return;
+    out_[peer].reserved = false;
     const std::string err = segment_.release_ring(me_, peer);
     if (!err.empty()) log(CCS_PLUGIN_LOG_WARN, err);
 }
@@ -101,6 +140,7 @@ int32_t shm_plugin::progress() {
         if (failed_[peer]) release_inbound(peer);
     }
     if (events == 0 || ++doorbell_turn_ % doorbell_every == 0) events += answer_doorbell();
+    if (ring_aging_.due()) retire_idle_rings();
     if (liveness_.due()) events += check_peers_alive();
     return events;
 }

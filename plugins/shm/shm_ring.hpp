@@ -8,6 +8,12 @@
 // producer zeroes the stamp slot right after it, so the consumer can never
 // mistake bytes left from an earlier lap for a new stamp. A record that
 // would cross the end is preceded by a wrap marker.
+//
+// A ring that falls idle can be retired so its memory goes back: the
+// producer pushes a retire marker; the consumer, reaching it, forgets its
+// position and acknowledges by publishing `ring_retired` as its tail; the
+// producer, seeing that, may release the memory and start again from an
+// empty ring.
 #pragma once
 
 #include <atomic>
@@ -24,6 +30,9 @@ struct alignas(64) ring_control {
 static_assert(sizeof(ring_control) == 64);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
+// The tail a consumer publishes once it has reached a retire marker.
+constexpr uint64_t ring_retired = ~uint64_t{0};
+
 struct ring_piece {
     const void *base;
     size_t length;
@@ -32,6 +41,7 @@ struct ring_piece {
 namespace ring_detail {
 constexpr uint64_t valid = 1;
 constexpr uint64_t wrap = 2;
+constexpr uint64_t retire = 4;
 inline uint64_t align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 inline std::atomic_ref<uint64_t> stamp_at(uint8_t *data, uint64_t offset) {
     return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t *>(data + offset));
@@ -75,6 +85,33 @@ public:
         return true;
     }
 
+    // Whether the consumer has released every record pushed (a ring it
+    // is not behind on).
+    bool drained() {
+        cached_tail_ = control_->tail.load(std::memory_order_acquire);
+        return cached_tail_ == head_;
+    }
+    // Pushes the retire marker; false when there is no room now. Nothing
+    // may be pushed after it until retired() and restart().
+    bool retire() {
+        using namespace ring_detail;
+        if (capacity_ - (head_ - cached_tail_) < 16) {
+            cached_tail_ = control_->tail.load(std::memory_order_acquire);
+            if (capacity_ - (head_ - cached_tail_) < 16) return false;
+        }
+        const uint64_t offset = head_ & mask_;
+        stamp_at(data_, (offset + 8) & mask_).store(0, std::memory_order_relaxed);
+        stamp_at(data_, offset).store(ring_detail::retire | valid, std::memory_order_release);
+        head_ += 8;
+        return true;
+    }
+    // The consumer has acknowledged the retire marker and will not touch
+    // the ring again until a new record is announced to it.
+    bool retired() const { return control_->tail.load(std::memory_order_acquire) == ring_retired; }
+    // Starts over on a ring whose memory is zero again (released and
+    // reserved anew).
+    void restart() { head_ = cached_tail_ = 0; }
+
 private:
     ring_control *control_ = nullptr;
     uint8_t *data_ = nullptr;
@@ -96,6 +133,7 @@ public:
     template <typename OnRecord>
     int poll(OnRecord &&on_record, int max) {
         using namespace ring_detail;
+        if (parked_) return 0;
         int n = 0;
         while (n < max) {
             const uint64_t offset = pos_ & mask_;
@@ -104,6 +142,11 @@ public:
             if (stamp & wrap) {
                 pos_ += capacity_ - offset;
                 continue;
+            }
+            if (stamp & retire) {
+                pos_ = released_ = 0;
+                parked_ = awaiting_acknowledgement_ = true;
+                return n;
             }
             const uint64_t length = stamp >> 32;
             on_record(data_ + offset + 8, static_cast<size_t>(length));
@@ -119,6 +162,17 @@ public:
         return n;
     }
 
+    // A poll reached a retire marker: from then on polls read nothing (the
+    // memory may be gone) until unpark(), which its owner calls once the
+    // producer announces a new record.
+    bool must_acknowledge() const { return awaiting_acknowledgement_; }
+    // Tells the producer; from then on it may release the memory.
+    void acknowledge_retire() {
+        control_->tail.store(ring_retired, std::memory_order_release);
+        awaiting_acknowledgement_ = false;
+    }
+    void unpark() { parked_ = false; }
+
     // True when no record is waiting (for tests and idle checks).
     bool empty() const {
         return !(ring_detail::stamp_at(data_, pos_ & mask_).load(std::memory_order_acquire) & ring_detail::valid);
@@ -131,6 +185,8 @@ private:
     uint64_t mask_ = 0;
     uint64_t pos_ = 0;       // consumer-private read position
     uint64_t released_ = 0;  // last tail published
+    bool parked_ = false;
+    bool awaiting_acknowledgement_ = false;
 };
 
 }  // namespace ccs::shm

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <thread>
@@ -84,4 +85,50 @@ TEST(ShmRing, TwoThreadsManyWrapsEveryRecordInOrder) {
     producer.join();
     EXPECT_TRUE(intact);
     EXPECT_TRUE(c.empty());
+}
+
+// Retiring an idle ring: only once drained; the consumer reads nothing
+// after the marker until told of a new record; after its acknowledgement
+// the memory may be zeroed (released) and the ring starts over.
+TEST(ShmRing, RetireHandshakeThenStartOver) {
+    ring_memory m(16 * 1024);
+    ring_producer p(m.control, m.data, m.capacity);
+    ring_consumer c(m.control, m.data, m.capacity);
+    auto push = [&](uint64_t value) {
+        const ring_piece piece{&value, sizeof value};
+        return p.push(&piece, 1, sizeof value);
+    };
+    std::vector<uint64_t> got;
+    auto poll = [&] {
+        return c.poll([&](const uint8_t *d, size_t) { got.push_back(*reinterpret_cast<const uint64_t *>(d)); }, 64);
+    };
+    // Many laps first, so the marker lands anywhere but the start.
+    for (uint64_t i = 0; i < 1000; ++i) {
+        ASSERT_TRUE(push(i));
+        ASSERT_EQ(poll(), 1);
+    }
+    ASSERT_TRUE(push(1000));
+    EXPECT_FALSE(p.drained());  // not taken yet
+    EXPECT_EQ(poll(), 1);
+    EXPECT_EQ(poll(), 0);  // an idle poll releases what was read
+    EXPECT_TRUE(p.drained());
+    ASSERT_TRUE(p.retire());
+    EXPECT_FALSE(p.retired());
+    EXPECT_EQ(poll(), 0);
+    ASSERT_TRUE(c.must_acknowledge());
+    c.acknowledge_retire();
+    EXPECT_FALSE(c.must_acknowledge());
+    EXPECT_TRUE(p.retired());
+    // Released: what the consumer would find is gone. Parked, it reads none of it.
+    std::memset(m.raw.get(), 0xff, sizeof(ring_control) + m.capacity);
+    EXPECT_EQ(poll(), 0);
+    // Reserved anew (zero again) and restarted.
+    std::memset(m.raw.get(), 0, sizeof(ring_control) + m.capacity);
+    p.restart();
+    ASSERT_TRUE(push(7));
+    ASSERT_TRUE(push(8));
+    c.unpark();
+    EXPECT_EQ(poll(), 2);
+    EXPECT_EQ(std::vector<uint64_t>(got.end() - 2, got.end()), (std::vector<uint64_t>{7, 8}));
+    EXPECT_EQ(got.size(), 1003u);
 }
