@@ -3,7 +3,7 @@
 //   ccsrun -n N build/bin/ccs_perf_local_scaling
 // ranks 0 and 1 measure once every other process is asleep (waking every
 // 20 ms to look for the stop message). Prints one line:
-//   processes N idle_progress_ns X one_way_us Y devshm_bytes Z
+//   processes N idle_progress_ns X one_way_us Y devshm_bytes Z devshm_idle_bytes W
 // idle_progress_ns: one ccs_progress() with nothing arriving, on rank 0
 //   (the best of several batches: a preemption only ever adds).
 // one_way_us: half the round trip of an 8-byte AM ping-pong between ranks
@@ -12,6 +12,8 @@
 //   talked than before rank 0 started CCS (rank 0 is the node's first
 //   process, so nothing of the job's is there before). Other users of
 //   /dev/shm at the same time would count too.
+// devshm_idle_bytes: the same, 5 s later, every process still polling
+//   (the sleepers every 20 ms): what stays once rings fall idle.
 #include <ccs/ccs.h>
 
 #include <algorithm>
@@ -112,9 +114,16 @@ int main() {
         const double idle = idle_progress_ns();
         const double one_way = one_way_us(ctx);
         const uint64_t devshm = devshm_used() - std::min(devshm_used(), devshm_before);
+        const auto idle_start = std::chrono::steady_clock::now();
+        while (seconds_since(idle_start) < 5) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            ccs_progress();
+        }
+        const uint64_t devshm_idle = devshm_used() - std::min(devshm_used(), devshm_before);
         for (int r = 1; r < size; ++r) must(ccs_am_send(ctx, r, stop, nullptr, 0, nullptr, 0, nullptr), "stop");
-        std::printf("processes %d idle_progress_ns %.1f one_way_us %.3f devshm_bytes %llu\n", size, idle, one_way,
-                    static_cast<unsigned long long>(devshm));
+        std::printf("processes %d idle_progress_ns %.1f one_way_us %.3f devshm_bytes %llu devshm_idle_bytes %llu\n",
+                    size, idle, one_way, static_cast<unsigned long long>(devshm),
+                    static_cast<unsigned long long>(devshm_idle));
     } else if (rank == 1) {
         while (!g_stopping) ccs_progress();
     } else {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Idle progress, 8-byte AM one-way latency and /dev/shm use of two talking
-# processes while the node's other processes sleep, at 2, 8, 32 and 64
-# processes on this machine (perf/local_scaling.cpp). Each process is
+# Idle progress, 8-byte AM one-way latency and /dev/shm use (after the
+# traffic and once idle) of two talking processes while the node's other
+# processes sleep, at 2, 8, 32 and 64 processes on this machine
+# (perf/local_scaling.cpp; an older build's program prints no idle figure:
+# its column repeats the other). Each process is
 # pinned to CPU (rank mod CPUs), so the two that talk have a CPU each.
 # With OTHER=<build-dir> every round also runs that build, taking turns
 # at going first: a same-run before/after. Prints every run, then medians.
@@ -31,12 +33,13 @@ for round in $(seq "$rounds"); do
     done
   done
 done
-printf '%-14s %9s %18s %12s %14s\n' build processes idle_progress_ns one_way_us devshm_MiB
+printf '%-14s %9s %18s %12s %12s %12s\n' build processes idle_progress_ns one_way_us devshm_MiB idle_MiB
 for b in "${builds[@]}"; do
   for np in "${nps[@]}"; do
-    awk -v b="$b" -v np="$np" '$1 == b && $3 == np { idle[n + 0] = $5; lat[n + 0] = $7; shm[n + 0] = $9; n++ }
+    awk -v b="$b" -v np="$np" '$1 == b && $3 == np { idle[n + 0] = $5; lat[n + 0] = $7; shm[n + 0] = $9; rest[n + 0] = ($11 == "" ? $9 : $11); n++ }
       function median(a, k,   i, j, t) { for (i = 0; i < k; i++) for (j = i + 1; j < k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                       return a[int(k / 2)] }
-      END { if (n) printf "%-14s %9s %18.1f %12.3f %14.1f\n", b, np, median(idle, n), median(lat, n), median(shm, n) / 1048576 }' "$results"
+      END { if (n) printf "%-14s %9s %18.1f %12.3f %12.1f %12.1f\n", b, np, median(idle, n), median(lat, n),
+                          median(shm, n) / 1048576, median(rest, n) / 1048576 }' "$results"
   done
 done
