@@ -12,7 +12,7 @@
 //   talked than before rank 0 started CCS (rank 0 is the node's first
 //   process, so nothing of the job's is there before). Other users of
 //   /dev/shm at the same time would count too.
-// devshm_idle_bytes: the same, 5 s later, every process still polling
+// devshm_idle_bytes: the same, 8 s later, every process still polling
 //   (the sleepers every 20 ms): what stays once rings fall idle.
 #include <ccs/ccs.h>
 
@@ -115,7 +115,7 @@ int main() {
         const double one_way = one_way_us(ctx);
         const uint64_t devshm = devshm_used() - std::min(devshm_used(), devshm_before);
         const auto idle_start = std::chrono::steady_clock::now();
-        while (seconds_since(idle_start) < 5) {
+        while (seconds_since(idle_start) < 8) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             ccs_progress();
         }
