@@ -9,7 +9,7 @@ namespace ccs::shm {
 
 bool shm_plugin::read_config(const plugin::core_services &core, config &out, std::string &reason) {
     if (!core.param_size("RING_SIZE", "256k",
-                         "bytes per ring (one ring per ordered pair of local processes); power of two", 16u << 10,
+                         "bytes per ring (one per ordered pair of local processes that talk); power of two", 16u << 10,
                          1u << 30, out.ring_capacity, reason, "a power of two from 16k to 1G"))
         return false;
     if ((out.ring_capacity & (out.ring_capacity - 1)) != 0) {
@@ -46,8 +46,8 @@ ccs_plugin_status_t shm_plugin::query(const plugin::core_services &core, const c
     attr.priority = 100;
     attr.am_max_packet = cfg.max_packet;
     std::snprintf(attr.description, sizeof attr.description,
-                  "POSIX shm: SPSC rings of %zu KiB per process pair; put/get by mapping ccs_mem_alloc memory, "
-                  "else by cross-memory attach",
+                  "POSIX shm: an SPSC ring of %zu KiB per pair that talks, doorbells; put/get by mapping "
+                  "ccs_mem_alloc memory, else cross-memory attach",
                   cfg.ring_capacity >> 10);
     return CCS_PLUGIN_OK;
 }

@@ -1,12 +1,13 @@
 // A process's doorbell: the set of local senders that have pushed records
-// into their rings to it since it last looked. A sender rings after every
-// push; the receiver takes the whole set at once. So an idle receiver reads
-// one word, however many processes share the node, and polls only the
-// rings of senders that rang.
+// into their rings to it since it last looked. A sender rings after a push
+// to a ring the receiver does not poll on every call; the receiver takes
+// the whole set at once. So an idle receiver reads one word, however many
+// processes share the node, and polls only the rings of senders that rang
+// (and those it watches).
 //
 // One bit per sender in 64-bit group words; with more than 64 senders a
 // summary word says which groups are non-empty. A sender sets the summary
-// bit only when its group word was empty, so a busy group costs one atomic
+// bit only when it is not set already, so a busy group costs one atomic
 // per push. No ordering is lost: a sender's push happens before its ring
 // (release), and the receiver clears a word with one exchange (acquire)
 // before polling the rings it names, so a bit set after that exchange stays
@@ -39,11 +40,17 @@ public:
 
     void ring(uint32_t sender) {
         const uint32_t group = sender / doorbell_group_senders;
-        const uint64_t before = std::atomic_ref<uint64_t>(groups_[group])
-                                    .fetch_or(uint64_t{1} << (sender % doorbell_group_senders),
-                                              std::memory_order_acq_rel);
-        if (group_count_ > 1 && before == 0)
-            std::atomic_ref<uint64_t>(*summary_).fetch_or(uint64_t{1} << group, std::memory_order_release);
+        // The result unused: one locked OR, never a compare-and-swap loop
+        // that the receiver's exchange can make go round again.
+        std::atomic_ref<uint64_t>(groups_[group])
+            .fetch_or(uint64_t{1} << (sender % doorbell_group_senders), std::memory_order_seq_cst);
+        if (group_count_ == 1) return;
+        // The OR above is a full barrier, so this load comes after it: a
+        // summary bit seen set is cleared only by an exchange that then
+        // looks at this group and finds our bit.
+        std::atomic_ref<uint64_t> summary(*summary_);
+        const uint64_t bit = uint64_t{1} << group;
+        if (!(summary.load(std::memory_order_seq_cst) & bit)) summary.fetch_or(bit, std::memory_order_seq_cst);
     }
 
     // Forgets that `sender` rang (its ring was retired: nothing to read).
@@ -61,7 +68,7 @@ public:
         }
         std::atomic_ref<uint64_t> summary(*summary_);
         if (summary.load(std::memory_order_relaxed) == 0) return;
-        for (uint64_t groups = summary.exchange(0, std::memory_order_acquire); groups; groups &= groups - 1)
+        for (uint64_t groups = summary.exchange(0, std::memory_order_seq_cst); groups; groups &= groups - 1)
             take_group(static_cast<uint32_t>(__builtin_ctzll(groups)), on_sender);
     }
 
@@ -72,7 +79,7 @@ private:
         // A plain load first: an idle receiver keeps the line shared
         // instead of taking it from the senders with a write.
         if (word.load(std::memory_order_relaxed) == 0) return;
-        for (uint64_t senders = word.exchange(0, std::memory_order_acq_rel); senders; senders &= senders - 1)
+        for (uint64_t senders = word.exchange(0, std::memory_order_seq_cst); senders; senders &= senders - 1)
             on_sender(group * doorbell_group_senders + static_cast<uint32_t>(__builtin_ctzll(senders)));
     }
 

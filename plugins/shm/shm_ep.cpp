@@ -56,7 +56,7 @@ ccs_plugin_status_t shm_plugin::connect(const void *const *addresses, const size
     out_.assign(n, outbound{});
     released_.assign(n, false);
     bells_.assign(n, doorbell{});
-    is_watched_.assign(n, false);
+    watch_slot_.assign(n, -1);
     watched_.clear();
     if (n < 2) return CCS_PLUGIN_OK;
     const int32_t leader_rank = local_ranks_[0];

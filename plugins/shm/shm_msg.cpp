@@ -1,5 +1,6 @@
 // Sending: one packet becomes one ring record, copied straight from the
-// caller's pieces, then the receiver's doorbell is rung. The first record
+// caller's pieces, then the receiver's doorbell is rung unless it says it
+// polls this ring on every call. The first record
 // to a peer reserves the ring's memory; the first after the ring was
 // retired waits for the receiver's acknowledgement, then reserves anew.
 #include "shm_plugin.hpp"
@@ -34,7 +35,10 @@ ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t 
     }
     if (!to_[local].push(pieces, count, total)) return CCS_PLUGIN_AGAIN;
     out.used = true;
-    bells_[local].ring(me_);
+    // A receiver that polls this ring on every call needs no bell, whose
+    // locked OR would stall a stream of sends on every one.
+    if (!to_[local].consumer_watching()) bells_[local].ring(me_);
+    else out.unannounced = true;
     return CCS_PLUGIN_OK;
 }
 

@@ -102,21 +102,25 @@ private:
         bool reserved = false;  // my ring to it has its memory
         bool retiring = false;  // retire marker pushed, not acknowledged yet
         bool used = false;      // pushed to since the last look
+        bool unannounced = false;  // a push went without a bell since the last look
         uint32_t idle_looks = 0;
     };
     std::vector<outbound> out_;
     std::vector<bool> released_;         // its ring to me was given back
     std::vector<doorbell> bells_;        // each local peer's doorbell, to ring
     doorbell inbox_;                     // mine
-    // Rings polled on every call without waiting for their doorbell (which
-    // would add a cache miss to each message): those that delivered lately.
-    // A sender rings anyway, so leaving this list loses nothing.
+    // Rings polled on every call, whose senders then skip the doorbell
+    // (its locked OR would stall a stream of sends, its cache miss delay
+    // each message): those that delivered lately. Each says so in its
+    // control; it stops saying so some thousands of polls before it is
+    // dropped from the list, so a push that read the old word is found.
     struct watched_ring {
         uint32_t peer;
         uint32_t idle_polls;
     };
     std::vector<watched_ring> watched_;
-    std::vector<bool> is_watched_;
+    std::vector<int32_t> watch_slot_;  // local peer -> index in watched_ or -1
+    void unwatch(size_t index);
     uint32_t doorbell_turn_ = 0;
     plugin::liveness_pacer liveness_;
     // Every 64 polls, not 4096: a process that polls rarely (it computes,

@@ -1,8 +1,9 @@
-// Polling: the rings of senders that delivered lately, then the doorbell,
-// which names the others that have pushed since the last look. An idle
-// call reads the watched rings' next stamps and one doorbell word, however
-// many processes share the node. A bounded batch per ring, so one busy
-// sender cannot starve the others.
+// Polling: the rings of senders that delivered lately ("watched": their
+// senders skip the doorbell), then the doorbell, which names the others
+// that have pushed since the last look. An idle call reads the watched
+// rings' next stamps and one doorbell word, however many processes share
+// the node. A bounded batch per ring, so one busy sender cannot starve the
+// others.
 #include "shm_plugin.hpp"
 
 #include <string>
@@ -10,10 +11,13 @@
 namespace ccs::shm {
 namespace {
 constexpr int batch = 32;
-// Idle polls before a ring leaves the watched list: long enough that a
-// ping-pong partner stays in it, short enough that a burst long past stops
-// costing a load per call.
+// Idle polls before a watched ring tells its sender to ring the doorbell
+// again, and before it leaves the list: long enough that a ping-pong
+// partner stays in it, short enough that a burst long past stops costing a
+// load per call. In between it is still polled, so a push whose sender
+// read "watched" just before the change is found without a bell.
 constexpr uint32_t unwatch_after = 4096;
+constexpr uint32_t drop_after = 2 * unwatch_after;
 // While watched rings deliver, the doorbell is still read every so often,
 // so the other senders wait a few calls at most.
 constexpr uint32_t doorbell_every = 16;
@@ -49,6 +53,13 @@ void shm_plugin::retire_idle_rings() {
             if (to_[peer].retired()) finish_retire(peer);
             continue;
         }
+        // A push without a bell relied on the receiver looking at the ring
+        // again, which it does for thousands of polls after its last record;
+        // a bell now and then makes that independent of timing.
+        if (out.unannounced) {
+            out.unannounced = false;
+            bells_[peer].ring(me_);
+        }
         if (out.used) {
             out.used = false;
             out.idle_looks = 0;
@@ -63,9 +74,26 @@ void shm_plugin::retire_idle_rings() {
 }
 
 void shm_plugin::watch(uint32_t peer) {
-    if (is_watched_[peer]) return;
-    is_watched_[peer] = true;
-    watched_.push_back({peer, 0});
+    if (from_[peer].parked()) return;
+    int32_t &slot = watch_slot_[peer];
+    if (slot < 0) {
+        slot = static_cast<int32_t>(watched_.size());
+        watched_.push_back({peer, 0});
+    } else {
+        watched_[static_cast<size_t>(slot)].idle_polls = 0;
+    }
+    from_[peer].say_watched(true);
+}
+
+void shm_plugin::unwatch(size_t index) {
+    const uint32_t peer = watched_[index].peer;
+    const watched_ring last = watched_.back();
+    watched_.pop_back();
+    if (index < watched_.size()) {
+        watched_[index] = last;
+        watch_slot_[last.peer] = static_cast<int32_t>(index);
+    }
+    watch_slot_[peer] = -1;
 }
 
 int shm_plugin::answer_doorbell() {
@@ -114,7 +142,7 @@ int shm_plugin::check_peers_alive() {
             events += answer_doorbell();
             answered = true;
         }
-        if (!is_watched_[peer]) release_inbound(peer);
+        if (watch_slot_[peer] < 0) release_inbound(peer);
         const std::string why = "process " + std::to_string(pid) + " (local " + std::to_string(peer) + ") is gone";
         core_.peer_failed(local_ranks_[peer], why);
     }
@@ -124,20 +152,28 @@ int shm_plugin::check_peers_alive() {
 int32_t shm_plugin::progress() {
     int32_t events = 0;
     for (size_t i = 0; i < watched_.size();) {
-        watched_ring &w = watched_[i];
-        const int n = poll_from(w.peer);
+        const uint32_t peer = watched_[i].peer;
+        const int n = poll_from(peer);
         events += n;
-        if (n > 0) w.idle_polls = 0;
-        if (n > 0 || (++w.idle_polls < unwatch_after && !failed_[w.peer])) {
-            ++i;
+        ring_consumer &ring = from_[peer];
+        // Retired (nothing more to read until a bell), or its sender died
+        // and nothing is left: a dead peer's ring goes back.
+        if (ring.parked() || (n == 0 && failed_[peer])) {
+            unwatch(i);
+            if (failed_[peer]) release_inbound(peer);
             continue;
         }
-        // Empty: a failed peer will write no more, so its ring goes back.
-        const uint32_t peer = w.peer;
-        is_watched_[peer] = false;
-        w = watched_.back();
-        watched_.pop_back();
-        if (failed_[peer]) release_inbound(peer);
+        uint32_t &idle = watched_[i].idle_polls;
+        if (n > 0) {
+            if (idle >= unwatch_after) ring.say_watched(true);
+            idle = 0;
+        } else if (++idle == unwatch_after) {
+            ring.say_watched(false);
+        } else if (idle >= drop_after) {
+            unwatch(i);
+            continue;
+        }
+        ++i;
     }
     if (events == 0 || ++doorbell_turn_ % doorbell_every == 0) events += answer_doorbell();
     if (ring_aging_.due()) retire_idle_rings();

@@ -26,8 +26,13 @@ namespace ccs::shm {
 struct alignas(64) ring_control {
     std::atomic<uint64_t> tail;  // bytes the consumer has released
     char pad[64 - sizeof(std::atomic<uint64_t>)];
+    // Nonzero while the consumer polls this ring on every call, so the
+    // producer need not ring its doorbell. On a line of its own: the
+    // producer reads it on every push, the consumer writes it rarely.
+    std::atomic<uint64_t> watched;
+    char pad2[64 - sizeof(std::atomic<uint64_t>)];
 };
-static_assert(sizeof(ring_control) == 64);
+static_assert(sizeof(ring_control) == 128);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 // The tail a consumer publishes once it has reached a retire marker.
@@ -85,6 +90,8 @@ public:
         return true;
     }
 
+    // Whether the consumer says it polls this ring on every call.
+    bool consumer_watching() const { return control_->watched.load(std::memory_order_relaxed) != 0; }
     // Whether the consumer has released every record pushed (a ring it
     // is not behind on).
     bool drained() {
@@ -172,6 +179,10 @@ public:
         awaiting_acknowledgement_ = false;
     }
     void unpark() { parked_ = false; }
+    bool parked() const { return parked_; }
+    // Tells the producer whether this ring is polled on every call. Not on
+    // a parked ring: its memory may be gone.
+    void say_watched(bool on) { control_->watched.store(on ? 1 : 0, std::memory_order_relaxed); }
 
     // True when no record is waiting (for tests and idle checks).
     bool empty() const {
