@@ -1,8 +1,8 @@
 // Single-producer/single-consumer byte ring in shared memory, carrying
 // variable-size records. No locks and no system calls.
 //
-// Shared state is only the consumer's `tail` (on its own cache line) and the
-// data. A record is [stamp | payload | pad to 8]; the consumer polls the
+// Shared state is only the consumer's `tail` and `watched` words (each on
+// its own cache line) and the data. A record is [stamp | payload | pad to 8]; the consumer polls the
 // stamp of the next record instead of a shared head counter, so a small
 // message costs one cache-line transfer. Before publishing a record the
 // producer zeroes the stamp slot right after it, so the consumer can never
