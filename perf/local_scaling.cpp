@@ -30,12 +30,10 @@ namespace {
 enum handler_id : uint16_t { ping = 1, pong = 2, stop = 3, asleep = 4 };
 
 volatile uint64_t g_pongs = 0;
-volatile uint64_t g_pings = 0;
 volatile bool g_stopping = false;
 volatile int g_asleep = 0;
 
 void on_ping(const ccs_am_message_t *m, void *) {
-    g_pings = g_pings + 1;
     ccs_am_send(m->context, m->source, pong, nullptr, 0, m->payload, m->payload_size, nullptr);
 }
 void on_pong(const ccs_am_message_t *, void *) { g_pongs = g_pongs + 1; }
@@ -52,6 +50,12 @@ uint64_t devshm_used() {
     struct statvfs s {};
     if (::statvfs("/dev/shm", &s) != 0) return 0;
     return static_cast<uint64_t>(s.f_blocks - s.f_bfree) * s.f_frsize;
+}
+
+// Bytes of /dev/shm in use beyond `before`, from one reading.
+uint64_t devshm_grown_since(uint64_t before) {
+    const uint64_t now = devshm_used();
+    return now - std::min(now, before);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -113,13 +117,13 @@ int main() {
         while (g_asleep < size - 2) ccs_progress();
         const double idle = idle_progress_ns();
         const double one_way = one_way_us(ctx);
-        const uint64_t devshm = devshm_used() - std::min(devshm_used(), devshm_before);
+        const uint64_t devshm = devshm_grown_since(devshm_before);
         const auto idle_start = std::chrono::steady_clock::now();
         while (seconds_since(idle_start) < 8) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             ccs_progress();
         }
-        const uint64_t devshm_idle = devshm_used() - std::min(devshm_used(), devshm_before);
+        const uint64_t devshm_idle = devshm_grown_since(devshm_before);
         for (int r = 1; r < size; ++r) must(ccs_am_send(ctx, r, stop, nullptr, 0, nullptr, 0, nullptr), "stop");
         std::printf("processes %d idle_progress_ns %.1f one_way_us %.3f devshm_bytes %llu devshm_idle_bytes %llu\n",
                     size, idle, one_way, static_cast<unsigned long long>(devshm),

@@ -1,8 +1,8 @@
 // Sending: one packet becomes one ring record, copied straight from the
 // caller's pieces, then the receiver's doorbell is rung unless it says it
-// polls this ring on every call. The first record
-// to a peer reserves the ring's memory; the first after the ring was
-// retired waits for the receiver's acknowledgement, then reserves anew.
+// polls this ring on every call. The first record to a peer reserves the
+// ring's memory; the first after the ring was retired waits for the
+// receiver's acknowledgement, then reserves anew.
 #include "shm_plugin.hpp"
 
 #include <cstring>

@@ -2,8 +2,8 @@
 // variable-size records. No locks and no system calls.
 //
 // Shared state is only the consumer's `tail` and `watched` words (each on
-// its own cache line) and the data. A record is [stamp | payload | pad to 8]; the consumer polls the
-// stamp of the next record instead of a shared head counter, so a small
+// its own cache line) and the data. A record is [stamp | payload | pad to
+// 8]; the consumer polls the stamp of the next record instead of a shared head counter, so a small
 // message costs one cache-line transfer. Before publishing a record the
 // producer zeroes the stamp slot right after it, so the consumer can never
 // mistake bytes left from an earlier lap for a new stamp. A record that
@@ -71,11 +71,7 @@ public:
         const uint64_t record = 8 + align8(total);
         const uint64_t offset = head_ & mask_;
         const uint64_t skip = offset + record > capacity_ ? capacity_ - offset : 0;
-        const uint64_t need = skip + record + 8;  // + the next record's zeroed stamp
-        if (capacity_ - (head_ - cached_tail_) < need) {
-            cached_tail_ = control_->tail.load(std::memory_order_acquire);
-            if (capacity_ - (head_ - cached_tail_) < need) return false;
-        }
+        if (!room_for(skip + record + 8)) return false;  // + the next record's zeroed stamp
         const uint64_t start = skip ? 0 : offset;
         uint8_t *out = data_ + start + 8;
         for (size_t i = 0; i < count; ++i) {
@@ -102,10 +98,7 @@ public:
     // may be pushed after it until retired() and restart().
     bool retire() {
         using namespace ring_detail;
-        if (capacity_ - (head_ - cached_tail_) < 16) {
-            cached_tail_ = control_->tail.load(std::memory_order_acquire);
-            if (capacity_ - (head_ - cached_tail_) < 16) return false;
-        }
+        if (!room_for(16)) return false;  // the marker and the next zeroed stamp
         const uint64_t offset = head_ & mask_;
         stamp_at(data_, (offset + 8) & mask_).store(0, std::memory_order_relaxed);
         stamp_at(data_, offset).store(ring_detail::retire | valid, std::memory_order_release);
@@ -120,6 +113,14 @@ public:
     void restart() { head_ = cached_tail_ = 0; }
 
 private:
+    // Whether `need` bytes are free, reading the consumer's tail only when
+    // the last one seen says they are not.
+    bool room_for(uint64_t need) {
+        if (capacity_ - (head_ - cached_tail_) >= need) return true;
+        cached_tail_ = control_->tail.load(std::memory_order_acquire);
+        return capacity_ - (head_ - cached_tail_) >= need;
+    }
+
     ring_control *control_ = nullptr;
     uint8_t *data_ = nullptr;
     uint64_t capacity_ = 0;
