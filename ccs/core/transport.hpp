@@ -107,6 +107,10 @@ public:
         return table().atomic(state_, peer, op, width, remote, operand, compare, result, rkey, token);
     }
 
+    // Sleeping until it has something (ccs_plugin_v1.h: wakeup_fd, wakeup_arm).
+    int wakeup_fd() { return table().wakeup_fd(state_); }
+    ccs_plugin_status_t wakeup_arm() { return table().wakeup_arm(state_); }
+
 private:
     const plugin_table &table() const { return library_->table(); }
     std::string describe(const char *what, ccs_plugin_status_t status) const;

@@ -14,7 +14,7 @@
 //   address, connect, reachable, am_send, progress
 // and, where the plugin provides them, any of wireup_complete, mem_reg,
 // mem_dereg, rkey_pack, rkey_unpack, rkey_release, put, get,
-// am_send_nocopy, rkey_ptr, atomic. An operation the class lacks is left NULL, and
+// am_send_nocopy, rkey_ptr, atomic, wakeup_fd with wakeup_arm. An operation the class lacks is left NULL, and
 // the core gives it the typed stub (CCS_PLUGIN_ERR_UNSUPPORTED).
 #pragma once
 
@@ -129,6 +129,10 @@ constexpr ccs_plugin_v1_t make_table() {
                       uint64_t compare, void *result, void *rkey, uint64_t token) {
             return self<Plugin>(p)->atomic(peer, op, width, remote, operand, compare, result, rkey, token);
         };
+    if constexpr (requires(Plugin &p) { p.wakeup_arm(); }) {
+        t.wakeup_fd = [](void *p) -> int32_t { return self<Plugin>(p)->wakeup_fd(); };
+        t.wakeup_arm = [](void *p) { return self<Plugin>(p)->wakeup_arm(); };
+    }
     return t;
 }
 

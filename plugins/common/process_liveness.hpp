@@ -27,6 +27,8 @@ public:
         last_ = now;
         return true;
     }
+    // The next due() reads the clock (after a sleep, say).
+    void look_next() { polls_ = polls_per_clock_read - 1; }
 
 private:
     uint32_t polls_per_clock_read = 4096;

@@ -59,6 +59,24 @@ public:
             .fetch_and(~(uint64_t{1} << (sender % doorbell_group_senders)), std::memory_order_relaxed);
     }
 
+    // Whether any sender rang since the last take (a look, no change).
+    bool rung() const {
+        if (group_count_ > 1) return std::atomic_ref<uint64_t>(*summary_).load(std::memory_order_seq_cst) != 0;
+        return group_count_ == 1 && std::atomic_ref<uint64_t>(groups_[0]).load(std::memory_order_seq_cst) != 0;
+    }
+
+    // The owner sleeps until a sender wakes it (shm_wakeup.hpp). The word
+    // sits on the summary's line, which senders of a small node never
+    // write, so reading it after a ring costs no transfer while nobody sleeps.
+    void say_sleeping(bool on) { std::atomic_ref<uint64_t>(summary_[1]).store(on ? 1 : 0, std::memory_order_seq_cst); }
+    // For a sender, after ring() (a full barrier, so this load is ordered
+    // after the push): true once per sleep, for the one sender that must
+    // wake the owner.
+    bool take_sleeper() {
+        std::atomic_ref<uint64_t> word(summary_[1]);
+        return word.load(std::memory_order_seq_cst) != 0 && word.exchange(0, std::memory_order_seq_cst) != 0;
+    }
+
     // Clears the set and calls on_sender(uint32_t) for each sender in it.
     template <typename OnSender>
     void take(OnSender &&on_sender) {

@@ -28,6 +28,10 @@ void shm_plugin::log(int32_t level, const std::string &message) const {
 }
 
 ccs_plugin_status_t shm_plugin::init() {
+    // Without its wake-up socket a process still works; the core then
+    // sleeps only in short slices.
+    const std::string wake_err = wake_.open(segment_name_, me_);
+    if (!wake_err.empty()) log(CCS_PLUGIN_LOG_WARN, "no wake-up socket, so waits sleep in short slices: " + wake_err);
     if (local_ranks_.size() < 2 || !leader_) return CCS_PLUGIN_OK;  // attach happens in connect
     const std::string err =
         segment_.create(segment_name_, static_cast<uint32_t>(local_ranks_.size()), cfg_.ring_capacity);

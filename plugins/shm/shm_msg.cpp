@@ -22,7 +22,12 @@ ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t 
     if (total > cfg_.max_packet) return CCS_PLUGIN_ERR_INVALID;
     outbound &out = out_[local];
     if (out.retiring) {
-        if (!to_[local].retired()) return CCS_PLUGIN_AGAIN;
+        if (!to_[local].retired()) {
+            // The marker's bell is in its doorbell; a sleeping receiver
+            // acknowledges once woken.
+            if (bells_[local].take_sleeper()) wake_.wake(local);
+            return CCS_PLUGIN_AGAIN;
+        }
         finish_retire(local);
     }
     if (!out.reserved) {
@@ -37,7 +42,7 @@ ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t 
     out.used = true;
     // A receiver that polls this ring on every call needs no bell, whose
     // locked OR would stall a stream of sends on every one.
-    if (!to_[local].consumer_watching()) bells_[local].ring(me_);
+    if (!to_[local].consumer_watching()) announce(local);
     else out.unannounced = true;
     return CCS_PLUGIN_OK;
 }

@@ -6,6 +6,7 @@
 #include "shm_copy.hpp"
 #include "shm_ring.hpp"
 #include "shm_segment.hpp"
+#include "shm_wakeup.hpp"
 
 #include "common/core_services.hpp"
 #include "common/process_liveness.hpp"
@@ -50,6 +51,9 @@ public:
     ccs_plugin_status_t wireup_complete();
     ccs_plugin_status_t am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
     int32_t progress();
+    // shm_sleep.cpp: sleeping until a local peer sends.
+    int32_t wakeup_fd() const;
+    ccs_plugin_status_t wakeup_arm();
 
     // shm_rma.cpp: single-copy RMA, by mapping or cross-memory attach.
     ccs_plugin_status_t mem_reg(void *addr, size_t length, void **memh);
@@ -79,6 +83,12 @@ private:
     // Polls the rings of the senders that rang; they are watched from then on.
     int answer_doorbell();
     void watch(uint32_t peer);
+    // Rings `peer`'s doorbell for my ring, and wakes it if it sleeps.
+    void announce(uint32_t peer);
+    // The first progress after wakeup_arm: awake again.
+    void disarm();
+    wakeup_socket wake_;
+    bool armed_ = false;
     // A failed peer's ring to it, and its ring here once drained, go back
     // to the system; its doorbell is ignored from then on.
     void release_inbound(uint32_t peer);
@@ -118,6 +128,13 @@ private:
         uint32_t peer;
         uint32_t idle_polls;
     };
+    // Idle polls before a watched ring tells its sender to ring the doorbell
+    // again, and before it leaves the list: long enough that a ping-pong
+    // partner stays in it, short enough that a burst long past stops costing a
+    // load per call. In between it is still polled, so a push whose sender
+    // read "watched" just before the change is found without a bell.
+    static constexpr uint32_t unwatch_after = 4096;
+    static constexpr uint32_t drop_after = 2 * unwatch_after;
     std::vector<watched_ring> watched_;
     std::vector<int32_t> watch_slot_;  // local peer -> index in watched_ or -1
     void unwatch(size_t index);

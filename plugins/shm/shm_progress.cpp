@@ -11,13 +11,6 @@
 namespace ccs::shm {
 namespace {
 constexpr int batch = 32;
-// Idle polls before a watched ring tells its sender to ring the doorbell
-// again, and before it leaves the list: long enough that a ping-pong
-// partner stays in it, short enough that a burst long past stops costing a
-// load per call. In between it is still polled, so a push whose sender
-// read "watched" just before the change is found without a bell.
-constexpr uint32_t unwatch_after = 4096;
-constexpr uint32_t drop_after = 2 * unwatch_after;
 // While watched rings deliver, the doorbell is still read every so often,
 // so the other senders wait a few calls at most.
 constexpr uint32_t doorbell_every = 16;
@@ -58,7 +51,7 @@ void shm_plugin::retire_idle_rings() {
         // a bell now and then makes that independent of timing.
         if (out.unannounced) {
             out.unannounced = false;
-            bells_[peer].ring(me_);
+            announce(peer);
         }
         if (out.used) {
             out.used = false;
@@ -150,6 +143,7 @@ int shm_plugin::check_peers_alive() {
 }
 
 int32_t shm_plugin::progress() {
+    if (armed_) disarm();
     int32_t events = 0;
     for (size_t i = 0; i < watched_.size();) {
         const uint32_t peer = watched_[i].peer;

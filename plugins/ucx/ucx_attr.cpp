@@ -52,7 +52,11 @@ bool ucx_plugin::read_config(const plugin::core_services &core, config &out, std
         !core.param_size("EAGER_MAX", "256k",
                          "largest AM packet sent eager to peers whose UCX lanes have no RMA (TCP), where UCX's "
                          "rendezvous is emulated; 0: UCX chooses",
-                         0, size_t{1} << 30, out.eager_max, reason, "from 0 to 1g"))
+                         0, size_t{1} << 30, out.eager_max, reason, "from 0 to 1g") ||
+        !core.param_choice<bool>("WAKEUP", "1",
+                                 "1: UCX gives a wake-up descriptor (UCP_FEATURE_WAKEUP) and blocking waits sleep "
+                                 "on it; 0: waits over UCX sleep only in short slices",
+                                 {{"1", true}, {"0", false}}, out.wakeup, reason))
         return false;
     if (out.max_packet != 0 && out.max_packet < 256) {
         reason = "CCS_UCX_MAX_PACKET=" + std::to_string(out.max_packet) + ": must be 0 or from 256 bytes to 1g";

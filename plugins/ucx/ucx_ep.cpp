@@ -66,6 +66,7 @@ ccs_plugin_status_t ucx_plugin::init() {
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
     params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    if (cfg_.wakeup) params.features |= UCP_FEATURE_WAKEUP;
     params.name = "ccs";
     st = ucp_init(&params, ucx_config, &context_);
     ucp_config_release(ucx_config);
@@ -76,7 +77,9 @@ ccs_plugin_status_t ucx_plugin::init() {
     }
     ucp_worker_params_t wp{};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = UCS_THREAD_MODE_SINGLE;  // the core calls in from one thread
+    // The core calls in from one thread at a time (its API lock serializes
+    // the application's threads and the progress thread).
+    wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
     st = ucp_worker_create(context_, &wp, &worker_);
     if (st != UCS_OK) {
         worker_ = nullptr;

@@ -38,6 +38,8 @@ struct config {
     // Packets up to this size go eager to peers whose lanes have no RMA
     // (TCP), where UCX's rendezvous is emulated with extra round trips.
     size_t eager_max = 256u << 10;
+    // Ask UCX for a wake-up descriptor, so the core's waits can sleep.
+    bool wakeup = true;
 };
 
 // The UCX transports UCX_TLS names for this process ("all" when unset), and
@@ -218,6 +220,9 @@ public:
 
     // ucx_progress.cpp
     int32_t progress();
+    // ucx_sleep.cpp: the worker's event descriptor.
+    int32_t wakeup_fd() const;
+    ccs_plugin_status_t wakeup_arm();
     // ucx_receive.cpp: the AM callback's common case, a small packet.
     // False: anything else (on_arrival and friends take it).
     bool take_small(void *data, size_t length, const ucp_am_recv_param_t *param) {

@@ -62,6 +62,9 @@ ccs_plugin_status_t atomic(void *, int32_t, uint32_t, uint32_t, uint64_t, uint64
                            uint64_t) {
     return CCS_PLUGIN_ERR_UNSUPPORTED;  // the core's atomics only
 }
+// Without a wake-up the core never sleeps long on this plugin's behalf.
+int32_t wakeup_fd(void *) { return -1; }
+ccs_plugin_status_t wakeup_arm(void *) { return CCS_PLUGIN_ERR_UNSUPPORTED; }
 }  // namespace stub
 
 }  // namespace
@@ -103,6 +106,8 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     CCS_OP_OR_STUB(am_send_nocopy);
     CCS_OP_OR_STUB(rkey_ptr);
     CCS_OP_OR_STUB(atomic);
+    CCS_OP_OR_STUB(wakeup_fd);
+    CCS_OP_OR_STUB(wakeup_arm);
 #undef CCS_OP_OR_STUB
     return true;
 }

@@ -31,6 +31,8 @@ struct plugin_table {
     decltype(ccs_plugin_v1_t::am_send_nocopy) am_send_nocopy = nullptr;
     decltype(ccs_plugin_v1_t::rkey_ptr) rkey_ptr = nullptr;
     decltype(ccs_plugin_v1_t::atomic) atomic = nullptr;
+    decltype(ccs_plugin_v1_t::wakeup_fd) wakeup_fd = nullptr;
+    decltype(ccs_plugin_v1_t::wakeup_arm) wakeup_arm = nullptr;
 };
 
 // Adapts a v1 table whose plugin declared `declared_size` bytes. Returns

@@ -290,6 +290,21 @@ typedef struct ccs_plugin_v1 {
                                   uint32_t width, uint64_t remote,
                                   uint64_t operand, uint64_t compare,
                                   void *result, void *rkey, uint64_t token);
+
+    /* ---- sleeping (appended) ------------------------------------------ */
+
+    /* A descriptor the core waits on with poll/epoll while it sleeps: it
+     * becomes readable when something arrives after wakeup_arm answered OK.
+     * -1: the plugin cannot wake a sleeper, and the core sleeps only in
+     * short slices. Asked once, after wireup_complete; valid until
+     * finalize. */
+    int32_t (*wakeup_fd)(void *state);
+    /* The core is about to sleep. OK: armed, an arrival from now on makes
+     * wakeup_fd readable (and a failed peer is still noticed: the core's
+     * sleeps are bounded, and the next progress() looks). AGAIN: something
+     * is ready already; progress() instead of sleeping. The next progress()
+     * disarms. The same thread calls it that calls progress(). */
+    ccs_plugin_status_t (*wakeup_arm)(void *state);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus
