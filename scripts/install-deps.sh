@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what CCS needs on Debian 12 with apt-get, skipping packages that
 # are already there (so a prepared machine does no network work).
-#   scripts/install-deps.sh build   compiler, CMake, PMIx, UCX, libsodium, GoogleTest, Benchmark
+#   scripts/install-deps.sh build   compiler, CMake, PMIx, UCX, hwloc, libsodium, GoogleTest, Benchmark
 #   scripts/install-deps.sh test    + Open MPI and MPICH (launcher tests, datadesc differential test),
 #                                   clang and libFuzzer (datadesc fuzzer), iproute2 (two-host test)
 #   scripts/install-deps.sh perf    + UCX tools (ucx_perftest) and both MPIs (mpicc.openmpi, mpicc.mpich): the peers we compare with
 set -euo pipefail
 level=${1:-build}
-packages=(build-essential cmake pkg-config libpmix-dev libucx-dev libsodium-dev libgtest-dev libbenchmark-dev)
+packages=(build-essential cmake pkg-config libpmix-dev libucx-dev libhwloc-dev libsodium-dev libgtest-dev libbenchmark-dev)
 case "$level" in
   build) ;;
   test) packages+=(openmpi-bin mpich libmpich-dev clang-14 libclang-rt-14-dev iproute2) ;;

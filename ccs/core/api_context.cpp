@@ -1,5 +1,6 @@
 // C entry points: contexts and handler registration.
 #include "api_guard.hpp"
+#include "util/api_lock.hpp"
 
 #include <cstddef>
 
@@ -36,7 +37,7 @@ ccs_status_t ccs_context_create(const ccs_context_params_t *params, ccs_context_
         } else if (params) {
             if (params->struct_size < offsetof(ccs_context_params_t, handlers))
                 local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: params->struct_size is too small");
-            else if (params->flags & ~static_cast<uint64_t>(CCS_CONTEXT_UNORDERED))
+            else if (params->flags & ~static_cast<uint64_t>(CCS_CONTEXT_UNORDERED | CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD))
                 local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: unknown flags");
             else {
                 flags = params->flags;
@@ -66,6 +67,7 @@ ccs_status_t ccs_context_destroy(ccs_context_t handle) {
 }
 
 ccs_status_t ccs_context_set_error_handler(ccs_context_t handle, ccs_error_handler_fn handler, void *arg) {
+    const api_lock::entry inside;
     ccs_status_t st = CCS_OK;
     runtime *rt = running(st, "ccs_context_set_error_handler");
     if (!rt) return st;
@@ -77,6 +79,7 @@ ccs_status_t ccs_context_set_error_handler(ccs_context_t handle, ccs_error_handl
 
 ccs_status_t ccs_am_handler_register(ccs_context_t handle, uint16_t handler_id, ccs_am_handler_fn handler,
                                      void *arg) {
+    const api_lock::entry inside;
     ccs_status_t st = CCS_OK;
     runtime *rt = running(st, "ccs_am_handler_register");
     if (!rt) return st;
@@ -93,6 +96,7 @@ ccs_status_t ccs_am_handler_register(ccs_context_t handle, uint16_t handler_id, 
 }
 
 ccs_status_t ccs_am_handler_deregister(ccs_context_t handle, uint16_t handler_id) {
+    const api_lock::entry inside;
     ccs_status_t st = CCS_OK;
     runtime *rt = running(st, "ccs_am_handler_deregister");
     if (!rt) return st;

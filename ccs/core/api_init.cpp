@@ -2,6 +2,7 @@
 #include "api_guard.hpp"
 
 #include <array>
+#include <cstddef>
 
 using namespace ccs;
 
@@ -64,12 +65,22 @@ const char *ccs_last_error(void) { return last_error().c_str(); }
 
 ccs_status_t ccs_init(const ccs_init_params_t *params) {
     return guarded([&]() -> ccs_status_t {
+        int level = CCS_THREAD_SINGLE;
+        bool progress_thread = false;
         if (params) {
             if (params->struct_size < sizeof(size_t) + sizeof(uint64_t))
                 return fail(CCS_ERR_INVALID_ARG, "ccs_init: params->struct_size is too small");
-            if (params->flags != 0) return fail(CCS_ERR_INVALID_ARG, "ccs_init: unknown flags");
+            if (params->flags & ~static_cast<uint64_t>(CCS_INIT_PROGRESS_THREAD))
+                return fail(CCS_ERR_INVALID_ARG, "ccs_init: unknown flags");
+            progress_thread = (params->flags & CCS_INIT_PROGRESS_THREAD) != 0;
+            if (params->struct_size >= offsetof(ccs_init_params_t, thread_level) + sizeof(int)) {
+                level = params->thread_level;
+                if (level < CCS_THREAD_SINGLE || level > CCS_THREAD_MULTIPLE)
+                    return fail(CCS_ERR_INVALID_ARG, "ccs_init: thread_level " + std::to_string(level) +
+                                                         " is not a ccs_thread_level_t");
+            }
         }
-        return runtime::acquire();
+        return runtime::acquire(level, progress_thread);
     });
 }
 
@@ -80,6 +91,15 @@ ccs_status_t ccs_finalize(void) {
 ccs_status_t ccs_initialized(int *flag) {
     if (!flag) return fail(CCS_ERR_INVALID_ARG, "ccs_initialized: flag is NULL");
     *flag = runtime::current() != nullptr;
+    return CCS_OK;
+}
+
+ccs_status_t ccs_query_thread(int *level) {
+    ccs_status_t st = CCS_OK;
+    runtime *rt = running(st, "ccs_query_thread");
+    if (!rt) return st;
+    if (!level) return fail(CCS_ERR_INVALID_ARG, "ccs_query_thread: level is NULL");
+    *level = rt->thread_level();
     return CCS_OK;
 }
 

@@ -145,6 +145,7 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
 // the two checks it leaves to its caller; false: nothing was done.
 [[gnu::always_inline]] inline bool done_mapped(bool put, ccs_context_t handle, int target, void *local, size_t length,
                                               uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    const api_lock::entry inside;
     runtime *rt = runtime::current();
     if (!rt || !rt->contexts().by_handle(handle) ||
         !rt->rma().try_mapped(put, target, local, length, remote, rkey, completion))

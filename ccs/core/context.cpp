@@ -8,6 +8,7 @@ namespace ccs {
 context::context(uint16_t id, uint64_t flags, std::string name, int nprocs)
     : id_(id),
       ordered_((flags & CCS_CONTEXT_UNORDERED) == 0),
+      on_progress_thread_((flags & CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD) != 0),
       name_(std::move(name)),
       send_seq_(static_cast<size_t>(nprocs), 0),
       receive_order_(static_cast<size_t>(nprocs)) {}

@@ -32,6 +32,9 @@ public:
     uint16_t id() const { return id_; }
     const std::string &name() const { return name_; }
     bool ordered() const { return ordered_; }
+    // Its handlers may run on the progress thread (else they are deferred
+    // to the application's calls).
+    bool handlers_on_progress_thread() const { return on_progress_thread_; }
     ccs_context_t handle() const { return ccs_context_t{id_}; }
 
     struct handler_slot {
@@ -58,10 +61,13 @@ public:
 
     // Sends of this context still waiting in a peer queue.
     size_t queued_sends = 0;
+    // Its messages waiting for the application's thread (am_engine).
+    size_t deferred = 0;
 
 private:
     uint16_t id_;
     bool ordered_;
+    bool on_progress_thread_;
     std::string name_;
     std::array<handler_slot, CCS_AM_MAX_HANDLERS> handlers_{};
     ccs_error_handler_fn error_fn_ = nullptr;

@@ -53,14 +53,19 @@ ccs_status_t not_running(const char *call) {
                                                                    : " (call ccs_init first)"));
 }
 
-ccs_status_t runtime::acquire() {
+ccs_status_t runtime::acquire(int thread_level, bool progress_thread) {
     if (g_phase == phase::finalized)
         return fail(CCS_ERR_FINALIZED, "ccs_init after the last ccs_finalize: CCS cannot be restarted");
     if (g_phase == phase::running) {
         ++g_references;
+        runtime *rt = current_;
+        rt->thread_level_ = std::max(rt->thread_level_, thread_level);
+        if (rt->thread_level_ == CCS_THREAD_MULTIPLE) api_lock::set(true);
+        if (progress_thread && !rt->progress_thread_.running()) rt->start_progress_thread();
         return CCS_OK;
     }
     std::unique_ptr<runtime> rt(new runtime());
+    rt->thread_level_ = thread_level;
     const ccs_status_t st = rt->start();
     if (st != CCS_OK) {
         rt->stop();
@@ -69,6 +74,8 @@ ccs_status_t runtime::acquire() {
     current_ = rt.release();
     g_phase = phase::running;
     g_references = 1;
+    if (current_->thread_level_ == CCS_THREAD_MULTIPLE) api_lock::set(true);
+    if (progress_thread || current_->settings_.progress_thread) current_->start_progress_thread();
     return CCS_OK;
 }
 
@@ -78,6 +85,11 @@ ccs_status_t runtime::release() {
         return fail(CCS_ERR_IN_HANDLER, "ccs_finalize called from a handler or callback");
     if (--g_references > 0) return CCS_OK;
     runtime *rt = current_;
+    // The progress thread goes first; it needs the lock to finish a round.
+    if (rt->progress_thread_.running()) {
+        const api_lock::released unlocked;
+        rt->progress_thread_.stop();
+    }
     // Hand every queued message to its transport, then make sure every
     // process did the same before anyone tears its transports down.
     rt->progress_until([rt] { return !rt->am().sends_pending(); });
@@ -86,6 +98,7 @@ ccs_status_t runtime::release() {
     delete rt;
     current_ = nullptr;
     g_phase = phase::finalized;
+    api_lock::set(false);
     return st;
 }
 
@@ -93,7 +106,8 @@ ccs_status_t runtime::release() {
 // a bad value fails ccs_init with nothing to undo.
 ccs_status_t runtime::read_settings(settings &out) {
     param_declare_core();
-    std::string error, emulate, expose, symmetric, cross_memory;
+    std::string error, emulate, expose, symmetric, cross_memory, progress_thread;
+    size_t spin_us = 0, sleep_max_us = 0;
     log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
@@ -103,8 +117,15 @@ ccs_status_t runtime::read_settings(settings &out) {
         !param_size("CCS_RMA_LAYOUT_PIECE", "bytes", INT64_MAX, out.rma_layout_piece, error) ||
         !param_choice("CCS_RMA_EXPOSE", {"registered", "all"}, expose, error) ||
         !param_choice("CCS_SYMMETRIC_ADDRESS", {"same", "offset"}, symmetric, error) ||
-        !param_choice("CCS_COLL_CROSS_MEMORY", {"auto", "always", "never"}, cross_memory, error))
+        !param_choice("CCS_COLL_CROSS_MEMORY", {"auto", "always", "never"}, cross_memory, error) ||
+        !param_size("CCS_WAIT_SPIN_US", "microseconds", 60000000, spin_us, error) ||
+        !param_size("CCS_WAIT_SLEEP_MAX_US", "microseconds", 1000000, sleep_max_us, error) ||
+        !param_choice("CCS_PROGRESS_THREAD", {"0", "1"}, progress_thread, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
+    if (sleep_max_us == 0) return fail(CCS_ERR_INVALID_ARG, "ccs_init: CCS_WAIT_SLEEP_MAX_US must be at least 1");
+    out.wait_spin = std::chrono::microseconds(spin_us);
+    out.wait_sleep_max = std::chrono::microseconds(sleep_max_us);
+    out.progress_thread = progress_thread == "1";
     out.symmetric_same_address = symmetric == "same";
     out.rma_emulate = emulate == "1";
     out.expose_all = expose == "all";
@@ -141,14 +162,21 @@ ccs_status_t runtime::start() {
     long on_node = 0;
     for (int peer = 0; peer < size_; ++peer) on_node += same_node(peer);
     backoff_.set_oversubscribed(on_node > ::sysconf(_SC_NPROCESSORS_ONLN));
+    wait_spin_ticks_ = tick_clock::ticks(settings_.wait_spin);
+    std::vector<transport *> all;
+    for (const auto &t : wired_.transports) all.push_back(t.get());
+    const std::string no_sleep = sleeper_.set_up(all);
+    if (!no_sleep.empty())
+        log_message(log_level::info, "blocking waits sleep in slices of " +
+                                         std::to_string(sleeper::slice_without_wakeup.count()) + " µs: " + no_sleep);
     return install_subsystems();
 }
 
 ccs_status_t runtime::install_subsystems() {
-    barrier_ = std::make_unique<coll::barrier>(*am_, rank_, size_, [this] { progress(); });
+    barrier_ = std::make_unique<coll::barrier>(*am_, rank_, size_, [this] { wait_pass(); });
     ccs_status_t st = barrier_->install(*internal_handlers_);
     if (st != CCS_OK) return st;
-    allgather_ = std::make_unique<coll::allgather>(*am_, rank_, size_, [this] { progress(); });
+    allgather_ = std::make_unique<coll::allgather>(*am_, rank_, size_, [this] { wait_pass(); });
     if ((st = allgather_->install(*internal_handlers_)) != CCS_OK) return st;
     coll_ = std::make_unique<coll::coll_engine>(*am_);
     if ((st = coll_->install(*internal_handlers_)) != CCS_OK) return st;
@@ -166,15 +194,16 @@ ccs_status_t runtime::install_subsystems() {
     for (int peer = 0; peer < size_; ++peer) near[static_cast<size_t>(peer)] = same_node(peer);
     rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, near, atomics, rank_, wired_.secret,
                                         settings_.rma_emulate, settings_.rma_layout_piece);
-    if ((st = rma_->install(*internal_handlers_, [this] { progress(); })) != CCS_OK) return st;
+    if ((st = rma_->install(*internal_handlers_, [this] { wait_pass(); })) != CCS_OK) return st;
     am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
-    teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { progress(); },
+    teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { wait_pass(); },
                                                 coll::team_table::node_memory{*memory_, *rma_, wired_.node_of_rank,
                                                                               settings_.coll_cross_memory});
     return teams_->set_up_world();
 }
 
 void runtime::stop() {
+    progress_thread_.stop();  // a start that failed half way
     // Registrations are undone through the transports, so before them.
     if (am_) am_->set_peer_failed_hook(nullptr);
     teams_.reset();  // its node memory came from the registry and keys
@@ -205,12 +234,64 @@ int runtime::poll() {
 }
 
 bool runtime::progress() {
-    if (poll() > 0) {
+    if (api_lock::on()) [[unlikely]] {
+        api_lock::let_others_in();
+        ++application_polls_;
+    }
+    int events = poll();
+    if (am_->deferred_waiting()) [[unlikely]]
+        events += am_->run_deferred();
+    if (events > 0) {
         backoff_.reset();
+        pace_.idle_polls = 0;
+        // A thread asleep in a wait may wait for what this pass did.
+        if (api_lock::on()) [[unlikely]]
+            sleeper_.wake();
         return true;
     }
     backoff_.idle();
     return false;
+}
+
+void runtime::idle_wait() {
+    // Inside a handler the lock is held deeper than one call: no sleep.
+    if (in_callback() || (api_lock::on() && !api_lock::held_outermost())) return;
+    if (pace_.idle_polls++ == 0) {
+        pace_.idle_since = tick_clock::now();
+        pace_.slice = std::chrono::microseconds(20);
+        return;
+    }
+    if (pace_.idle_polls % 16 != 0 || tick_clock::now() - pace_.idle_since < wait_spin_ticks_) return;
+    if (sleeper_.sleep(std::min(pace_.slice, settings_.wait_sleep_max)))
+        pace_.slice = std::min(pace_.slice * 2, settings_.wait_sleep_max);
+}
+
+bool runtime::serve_in_background() {
+    if (application_polls_ != application_polls_seen_) {
+        application_polls_seen_ = application_polls_;
+        return true;
+    }
+    // Serve until idle a while, or until the application polls again.
+    for (uint32_t idle = 0; idle < 64 && application_polls_ == application_polls_seen_;) {
+        am_->set_deferring(true);
+        const int events = poll();
+        am_->set_deferring(false);
+        if (events > 0) {
+            idle = 0;
+            sleeper_.wake();
+        } else {
+            ++idle;
+        }
+        api_lock::let_others_in();
+    }
+    if (application_polls_ == application_polls_seen_) sleeper_.sleep(settings_.wait_sleep_max);
+    return false;
+}
+
+void runtime::start_progress_thread() {
+    api_lock::set(true);
+    application_polls_seen_ = application_polls_;
+    progress_thread_.start([this] { return serve_in_background(); }, [this] { sleeper_.wake(); });
 }
 
 ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const char *name,
@@ -323,6 +404,9 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"coll.failed", coll_->stats().failed},
         {"progress.yields", backoff_.yields()},
         {"progress.naps", backoff_.naps()},
+        {"progress.thread", progress_thread_.running() ? 1u : 0u},
+        {"progress.sleeps", sleeper_.sleeps()},
+        {"progress.sleeps_woken", sleeper_.woken()},
         {"transports", wired_.transports.size()},
         {"nodes", wired_.num_nodes},
     };

@@ -13,7 +13,10 @@
 #include "context.hpp"
 #include "core/memory/memory_registry.hpp"
 #include "core/rma/rma_engine.hpp"
+#include "core/progress/progress_thread.hpp"
+#include "core/progress/sleeper.hpp"
 #include "core/rma/symmetric_blocks.hpp"
+#include "util/api_lock.hpp"
 #include "util/backoff.hpp"
 #include "util/poll_gap.hpp"
 #include "util/tick_clock.hpp"
@@ -31,14 +34,21 @@ namespace ccs {
 
 class runtime {
 public:
-    // ccs_init / ccs_finalize: reference counted.
-    static ccs_status_t acquire();
+    // ccs_init / ccs_finalize: reference counted. Each init asks for a
+    // thread level (ccs_thread_level_t) and maybe the progress thread; the
+    // library provides the highest level asked for so far.
+    static ccs_status_t acquire(int thread_level, bool progress_thread);
     static ccs_status_t release();
     // The running instance; null before ccs_init and after the last finalize.
     static runtime *current() { return current_; }  // inline: every call asks
     static bool finalized();
 
     int rank() const { return rank_; }
+    int thread_level() const { return thread_level_; }
+    // Where the progress thread runs, or that there is none.
+    std::string progress_thread_binding() const {
+        return progress_thread_.running() ? progress_thread_.binding() : "off";
+    }
     int size() const { return size_; }
     context_table &contexts() { return contexts_; }
     am_engine &am() { return *am_; }
@@ -53,31 +63,45 @@ public:
     }
 
     // One pass over everything that can make progress; backs off when idle.
-    // True when it did something.
+    // True when it did something. Never sleeps.
     bool progress();
     // The caller started an operation: not idle, even if no transport event
     // follows (a put by cross-memory attach gives the target none).
     void note_activity() { backoff_.reset(); }
-    // Progress until done() holds.
+    // Progress until done() holds, sleeping when idle (wait_pass).
     template <typename Done>
     void progress_until(Done done) {
-        while (!done()) progress();
+        while (!done()) wait_pass();
+    }
+    // One pass of a blocking wait: progress, and once the wait has been
+    // idle for CCS_WAIT_SPIN_US, a sleep until a transport has something,
+    // in slices that grow to CCS_WAIT_SLEEP_MAX_US (a wait for memory that
+    // a put changes sees no event). Never sleeps inside a handler.
+    void wait_pass() {
+        if (!progress()) idle_wait();
     }
     // Progress until done() holds, where done() reads memory another
     // process writes (ccs_wait_until). Polls are tight for the first
     // `wait_tight` of the wait, then spaced by the wait gap (see
     // util/poll_gap.hpp), except on a crowded node, where the back-off
-    // yields instead. False, with done() still false, once a peer failure
-    // is detected during the wait: the writer may be gone.
+    // yields instead; then the wait sleeps as wait_pass does. False, with
+    // done() still false, once a peer failure is detected during the wait:
+    // the writer may be gone; where one was known before (the progress
+    // thread found it), after `failure_grace` more.
     template <typename Done>
     bool wait_on_memory(Done done) {
         const uint64_t failures = am_->stats().peers_failed;
-        uint64_t tight_until = 0;
+        uint64_t tight_until = 0, give_up_at = 0;
         uint32_t idle = 0;
         bool spaced = false;
         while (!done()) {
             if (progress()) continue;
             if (am_->stats().peers_failed != failures) return done();
+            if (failures > 0 && idle % 64 == 0) {
+                const uint64_t now = tick_clock::now();
+                if (give_up_at == 0) give_up_at = now + tick_clock::ticks(failure_grace);
+                else if (now >= give_up_at) return done();
+            }
             // Clock reads only while idle, off the answer's path, and in the
             // tight part every fourth poll: a read costs about a poll.
             if (++idle == 1) tight_until = tick_clock::now() + wait_tight_ticks_;
@@ -86,6 +110,7 @@ public:
                 spaced = true;
             }
             if (!backoff_.crowded()) wait_gap_.wait();
+            idle_wait();
         }
         return true;
     }
@@ -94,6 +119,9 @@ public:
     // delay it; where lines pass slowly it comes later, into spaced polls.
     // 200 ns is where the fast case stopped gaining.
     static constexpr std::chrono::nanoseconds wait_tight{200};
+    // How long a wait for memory goes on once a peer is known to have
+    // failed, as a barrier round does: its writer may be that peer.
+    static constexpr std::chrono::seconds failure_grace{2};
 
     // The barrier over all processes (coll/barrier.hpp); also ORs `flags`
     // over all processes into *all_flags.
@@ -126,6 +154,9 @@ private:
         size_t rma_layout_piece = 0;                  // CCS_RMA_LAYOUT_PIECE
         bool expose_all = false;                      // CCS_RMA_EXPOSE
         bool symmetric_same_address = true;           // CCS_SYMMETRIC_ADDRESS
+        std::chrono::nanoseconds wait_spin{0};        // CCS_WAIT_SPIN_US
+        std::chrono::nanoseconds wait_sleep_max{0};   // CCS_WAIT_SLEEP_MAX_US
+        bool progress_thread = false;                 // CCS_PROGRESS_THREAD
         coll::cross_memory_use coll_cross_memory{};   // CCS_COLL_CROSS_MEMORY
     };
     static ccs_status_t read_settings(settings &out);
@@ -136,6 +167,13 @@ private:
     ccs_status_t install_subsystems();
     void stop();
     int poll();
+    // A blocking wait found nothing to do: counts, and sleeps once it has
+    // been idle long enough.
+    void idle_wait();
+    // The progress thread's round (progress_thread.hpp): true when the
+    // application polled since the last one.
+    bool serve_in_background();
+    void start_progress_thread();
 
     settings settings_;
     std::unique_ptr<bootstrap> boot_;
@@ -156,6 +194,21 @@ private:
     backoff backoff_;
     poll_gap wait_gap_;  // CCS_WAIT_GAP_NS
     uint64_t wait_tight_ticks_ = 0;
+    // The blocking waits' idleness: since when, and the next sleep's length.
+    struct wait_pace {
+        uint32_t idle_polls = 0;
+        uint64_t idle_since = 0;  // tick_clock
+        std::chrono::nanoseconds slice{};
+    };
+    wait_pace pace_;
+    uint64_t wait_spin_ticks_ = 0;
+    sleeper sleeper_;
+    int thread_level_ = CCS_THREAD_SINGLE;
+    // Application passes through progress(); the progress thread stays
+    // out of the way while they go on.
+    uint64_t application_polls_ = 0;
+    uint64_t application_polls_seen_ = 0;
+    progress_thread progress_thread_;
 };
 
 }  // namespace ccs

@@ -310,6 +310,7 @@ ccs_status_t ccs_datadesc_commit(ccs_datadesc_t handle) {
 }
 
 ccs_status_t ccs_datadesc_free(ccs_datadesc_t *dd) {
+    const api_lock::entry inside;
     if (!dd) return fail(CCS_ERR_INVALID_ARG, "ccs_datadesc_free: dd is NULL");
     ccs_datadesc_s *object = nullptr;
     ccs_status_t st = check(*dd, "ccs_datadesc_free", object);
@@ -321,6 +322,7 @@ ccs_status_t ccs_datadesc_free(ccs_datadesc_t *dd) {
 }
 
 ccs_status_t ccs_datadesc_size(ccs_datadesc_t handle, int64_t *size) {
+    const api_lock::entry inside;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check(handle, "ccs_datadesc_size", dd);
     if (st != CCS_OK) return st;
@@ -330,6 +332,7 @@ ccs_status_t ccs_datadesc_size(ccs_datadesc_t handle, int64_t *size) {
 }
 
 ccs_status_t ccs_datadesc_extent(ccs_datadesc_t handle, int64_t *lb, int64_t *extent) {
+    const api_lock::entry inside;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check(handle, "ccs_datadesc_extent", dd);
     if (st != CCS_OK) return st;
@@ -340,6 +343,7 @@ ccs_status_t ccs_datadesc_extent(ccs_datadesc_t handle, int64_t *lb, int64_t *ex
 }
 
 ccs_status_t ccs_datadesc_true_extent(ccs_datadesc_t handle, int64_t *true_lb, int64_t *true_extent) {
+    const api_lock::entry inside;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check(handle, "ccs_datadesc_true_extent", dd);
     if (st != CCS_OK) return st;
@@ -350,6 +354,7 @@ ccs_status_t ccs_datadesc_true_extent(ccs_datadesc_t handle, int64_t *true_lb, i
 }
 
 ccs_status_t ccs_datadesc_num_blocks(ccs_datadesc_t handle, int64_t *blocks) {
+    const api_lock::entry inside;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check(handle, "ccs_datadesc_num_blocks", dd, true);
     if (st != CCS_OK) return st;
@@ -359,6 +364,7 @@ ccs_status_t ccs_datadesc_num_blocks(ccs_datadesc_t handle, int64_t *blocks) {
 }
 
 ccs_status_t ccs_datadesc_is_contiguous(ccs_datadesc_t handle, int64_t count, int *flag) {
+    const api_lock::entry inside;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check(handle, "ccs_datadesc_is_contiguous", dd, true);
     if (st != CCS_OK || (st = check_count(count, "ccs_datadesc_is_contiguous", "count")) != CCS_OK) return st;
@@ -410,6 +416,7 @@ extern "C" {
 
 ccs_status_t ccs_datadesc_pack(const void *src, int64_t count, ccs_datadesc_t handle, int64_t offset, void *dst,
                                int64_t max_bytes, int64_t *done) {
+    const api_lock::entry inside;
     int64_t total = 0;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check_stream("ccs_datadesc_pack", src, count, handle, offset, max_bytes, done, total, dd);
@@ -425,6 +432,7 @@ ccs_status_t ccs_datadesc_pack(const void *src, int64_t count, ccs_datadesc_t ha
 
 ccs_status_t ccs_datadesc_unpack(const void *src, int64_t max_bytes, void *dst, int64_t count, ccs_datadesc_t handle,
                                  int64_t offset, int64_t *done) {
+    const api_lock::entry inside;
     int64_t total = 0;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check_stream("ccs_datadesc_unpack", dst, count, handle, offset, max_bytes, done, total, dd);
@@ -440,6 +448,7 @@ ccs_status_t ccs_datadesc_unpack(const void *src, int64_t max_bytes, void *dst, 
 ccs_status_t ccs_datadesc_iov_walk(const void *base, int64_t count, ccs_datadesc_t handle, int64_t offset,
                                    ccs_datadesc_iovec_t *iov, int64_t max_entries, int64_t max_bytes,
                                    int64_t *entries, int64_t *bytes) {
+    const api_lock::entry inside;
     int64_t total = 0;
     ccs_datadesc_s *dd = nullptr;
     ccs_status_t st = check_stream("ccs_datadesc_iov_walk", base, count, handle, offset, max_bytes, bytes, total, dd);

@@ -13,6 +13,11 @@ namespace ccs {
 
 inline bool wants_completion(const ccs_completion_t *c) { return c && (c->callback || c->counter); }
 
+// One more completion on the counter. Atomic with release: a thread that
+// polls `value` while the progress thread completes sees the errors
+// recorded before it and the operation's data.
+inline void counter_add(ccs_counter_t &counter) { __atomic_fetch_add(&counter.value, 1, __ATOMIC_RELEASE); }
+
 // The detail of each counter's first failure, for whoever waits on the
 // counter later (ccs_counter_wait, the synchronous calls): the counter
 // itself has room for a status only.
@@ -38,6 +43,8 @@ struct pending_completion {
     ccs_completion_t completion;
     ccs_status_t status;
     std::string detail;
+    // The operation's context; 0, the core's own, completes anywhere.
+    uint16_t context = 0;
 };
 
 // Runs inside progress only, with the engine's handler depth raised.
@@ -50,7 +57,7 @@ inline void complete(const pending_completion &p, failure_notes &notes) {
     }
     if (c.counter) {
         if (p.status != CCS_OK && c.counter->errors++ == 0) c.counter->first_error = p.status;
-        ++c.counter->value;
+        counter_add(*c.counter);
     }
     if (c.callback) c.callback(p.status, c.arg);
 }

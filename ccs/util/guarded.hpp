@@ -1,7 +1,9 @@
 // No C++ exception may leave the library through a C entry point: each one
-// runs its body through guarded(), which turns exceptions into statuses.
+// runs its body through guarded(), which turns exceptions into statuses and
+// holds the API lock (util/api_lock.hpp) while threads share the library.
 #pragma once
 
+#include "util/api_lock.hpp"
 #include "util/error.hpp"
 
 #include <ccs/ccs.h>
@@ -14,6 +16,7 @@ namespace ccs {
 
 template <typename Body>
 ccs_status_t guarded(Body body) noexcept {
+    const api_lock::entry inside;
     try {
         return body();
     } catch (const std::bad_alloc &) {

@@ -105,6 +105,13 @@ void param_declare_core() {
              "the address space allows, else offsets) or offset (wherever each process maps it)");
     remember("CCS_WAIT_GAP_NS", "80",
              "ns between polls of ccs_wait_until once a wait has lasted 200 ns (pause instructions; 0: none)");
+    remember("CCS_WAIT_SPIN_US", "50",
+             "µs a blocking wait (counters, fences, barriers, ccs_wait_until, finalize) polls before it sleeps");
+    remember("CCS_WAIT_SLEEP_MAX_US", "1000",
+             "longest µs a sleeping wait goes without polling: arrivals wake it sooner, a put into polled memory "
+             "does not");
+    remember("CCS_PROGRESS_THREAD", "0",
+             "1: a thread makes progress for the process while the application computes (CCS_INIT_PROGRESS_THREAD)");
     remember("CCS_BOOTSTRAP_TIMEOUT", "300",
              "seconds a start-up exchange under PMIx or PMI-1 waits for every process before failing "
              "(under ccsrun, a process that ended is reported at once)");

@@ -87,6 +87,24 @@ public:
     int push_queues();
     int run_completions();
     int deliver_self();
+    // While the progress thread polls: messages of contexts whose handlers
+    // must run on the application's thread wait, in arrival order, for
+    // run_deferred() there.
+    // Completion callbacks likewise (counters alone move at once).
+    void set_deferring(bool on) { deferring_ = on; }
+    bool deferred_waiting() const { return !deferred_.empty() || !deferred_completions_.empty(); }
+    int run_deferred();
+    // Runs `c` now, or keeps it for run_deferred() (any engine's).
+    void complete_or_defer(pending_completion &&c) {
+        if (deferring_ && c.completion.callback && c.context != context_table::internal_id) [[unlikely]] {
+            const context *ctx = contexts_.by_id(c.context);
+            if (!ctx || !ctx->handlers_on_progress_thread()) {
+                deferred_completions_.push_back(std::move(c));
+                return;
+            }
+        }
+        complete(c, notes_);
+    }
 
     bool over_queue_limit() const { return stats_.queue_bytes > queue_limit_; }
     bool sends_pending() const {
@@ -146,6 +164,7 @@ private:
         std::vector<uint8_t> head;
         ccs_completion_t completion;
         int target = -1;
+        uint16_t context = 0;
     };
 
     // The steps of send() (am_send.cpp).
@@ -190,8 +209,11 @@ private:
     // message), kept instead of copied if the message has to wait.
     void on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
                     const uint8_t *payload, size_t length, byte_buffer *owned = nullptr);
+    // Runs the handler, or defers the message (set_deferring).
     void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                   const void *payload, size_t length);
+    void dispatch_now(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
+                      const void *payload, size_t length);
     // The whole payload as contiguous bytes (packed if it has a layout).
     byte_buffer copy_payload(const payload_source &data);
     // Bytes [offset, offset + length) of a payload with a layout (its head,
@@ -211,6 +233,13 @@ private:
     std::vector<peer_state> peers_;
     std::vector<int> backlog_;  // peers with a non-empty queue
     std::deque<stored_message> self_queue_;
+    struct deferred_message {
+        int source;
+        stored_message message;
+    };
+    std::deque<deferred_message> deferred_;
+    std::vector<pending_completion> deferred_completions_;
+    bool deferring_ = false;
     std::vector<pending_completion> completions_;
     failure_notes notes_;
     std::map<uint64_t, nocopy_send> nocopy_;        // by token

@@ -146,6 +146,53 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
 
 void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                          const void *payload, size_t length) {
+    // Behind messages already waiting for the application's thread too,
+    // so the context's order holds.
+    if ((deferring_ || ctx.deferred > 0) && !ctx.handlers_on_progress_thread() &&
+        ctx.id() != context_table::internal_id) [[unlikely]] {
+        stored_message m;
+        m.context = ctx.id();
+        m.handler = handler;
+        m.nargs = static_cast<uint8_t>(nargs);
+        std::memcpy(m.args.data(), args, nargs * sizeof(uint64_t));
+        m.payload = buffers_.copy_of(static_cast<const uint8_t *>(payload), length);
+        deferred_.push_back({source, std::move(m)});
+        ++ctx.deferred;
+        return;
+    }
+    dispatch_now(ctx, source, handler, args, nargs, payload, length);
+}
+
+int am_engine::run_deferred() {
+    int events = static_cast<int>(deferred_completions_.size());
+    if (events > 0) {
+        std::vector<pending_completion> batch;
+        batch.swap(deferred_completions_);
+        ++depth_;
+        for (const auto &c : batch) complete(c, notes_);
+        --depth_;
+    }
+    // Only what waits now: a handler's own sends to self come later.
+    size_t count = deferred_.size();
+    while (count-- > 0) {
+        deferred_message d = std::move(deferred_.front());
+        deferred_.pop_front();
+        ++events;
+        context *ctx = contexts_.by_id(d.message.context);
+        if (!ctx) {
+            ++stats_.dropped_destroyed_context;
+        } else {
+            --ctx->deferred;
+            dispatch_now(*ctx, d.source, d.message.handler, d.message.args.data(), d.message.nargs,
+                         d.message.payload.data(), d.message.payload.size());
+        }
+        buffers_.give_back(std::move(d.message.payload));
+    }
+    return events;
+}
+
+void am_engine::dispatch_now(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
+                             const void *payload, size_t length) {
     ++depth_;
     if (handler >= CCS_AM_MAX_HANDLERS || !ctx.handler(handler).fn) {
         ++stats_.unknown_handler;

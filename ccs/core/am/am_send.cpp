@@ -86,7 +86,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
         if (st == CCS_PLUGIN_OK) {
             if (sequenced) ctx.take_send_seq(target);
             ++stats_.sent;
-            if (has_completion) completions_.push_back({*completion, CCS_OK, {}});
+            if (has_completion) completions_.push_back({*completion, CCS_OK, {}, ctx.id()});
             return CCS_OK;
         }
         if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
@@ -114,7 +114,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
             if (sequenced) ctx.take_send_seq(target);
             ++stats_.sent;
             ++stats_.sent_nocopy;
-            if (st == CCS_PLUGIN_OK) completions_.push_back({*completion, CCS_OK, {}});
+            if (st == CCS_PLUGIN_OK) completions_.push_back({*completion, CCS_OK, {}, ctx.id()});
             return CCS_OK;
         }
         if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
@@ -135,7 +135,7 @@ ccs_status_t am_engine::send_to_self(context &ctx, uint16_t handler, const uint6
     m.payload = copy_payload(data);
     self_queue_.push_back(std::move(m));
     ++stats_.sent;
-    if (wants_completion(completion)) completions_.push_back({*completion, CCS_OK, {}});
+    if (wants_completion(completion)) completions_.push_back({*completion, CCS_OK, {}, ctx.id()});
     return CCS_OK;
 }
 
@@ -204,6 +204,7 @@ ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outg
     pending.head.resize(write_head(o, o.total, pending.head.data()));
     pending.completion = o.completion;
     pending.target = target;
+    pending.context = o.header.context;
     const uint64_t token = next_nocopy_token_++;
     const ccs_plugin_iov_v1_t iov[2] = {{pending.head.data(), pending.head.size()}, {o.data, o.total}};
     const ccs_plugin_status_t st = p.route->send_nocopy(target, iov, 2, token);
@@ -216,11 +217,12 @@ void am_engine::send_complete(uint64_t token, ccs_plugin_status_t status) {
     auto it = nocopy_.find(token);
     if (it == nocopy_.end()) return;
     if (status != CCS_PLUGIN_OK) ++stats_.send_errors;
-    if (status == CCS_PLUGIN_OK) completions_.push_back({it->second.completion, CCS_OK, {}});
+    if (status == CCS_PLUGIN_OK) completions_.push_back({it->second.completion, CCS_OK, {}, it->second.context});
     else
         completions_.push_back({it->second.completion, status_from_plugin(status),
                                 "message to rank " + std::to_string(it->second.target) + " refused by its plugin: " +
-                                    plugin_status_name(status)});
+                                    plugin_status_name(status),
+                                it->second.context});
     nocopy_.erase(it);
 }
 
@@ -264,7 +266,7 @@ void am_engine::finish(outgoing &o, ccs_status_t status, std::string detail) {
     if (o.queued) {
         if (context *ctx = contexts_.by_id(o.header.context)) --ctx->queued_sends;
     }
-    if (o.has_completion) completions_.push_back({o.completion, status, std::move(detail)});
+    if (o.has_completion) completions_.push_back({o.completion, status, std::move(detail), o.header.context});
 }
 
 void am_engine::queued_send_refused(int target, const peer_state &p, outgoing &o, ccs_plugin_status_t st) {
@@ -382,7 +384,7 @@ int am_engine::run_completions() {
     std::vector<pending_completion> batch;
     batch.swap(completions_);  // callbacks may send and queue new completions
     ++depth_;
-    for (const auto &c : batch) complete(c, notes_);
+    for (auto &c : batch) complete_or_defer(std::move(c));
     --depth_;
     return static_cast<int>(batch.size());
 }
@@ -407,7 +409,7 @@ void am_engine::peer_failed(int peer, const std::string &reason) {
             ++it;
             continue;
         }
-        completions_.push_back({it->second.completion, CCS_ERR_PEER_FAILED, what});
+        completions_.push_back({it->second.completion, CCS_ERR_PEER_FAILED, what, it->second.context});
         it = nocopy_.erase(it);
     }
     // Messages half received from it will never complete.

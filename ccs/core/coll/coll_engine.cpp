@@ -311,9 +311,10 @@ void coll_engine::finish(operation &op) {
     if (!wants_completion(&op.completion)) return;
     const char *name = kind_name(op.plan.signature >> 56);
     pending_completion p{op.completion, op.status,
-                         op.status == CCS_OK ? std::string() : std::string("ccs_team_") + name + ": " + op.detail};
+                         op.status == CCS_OK ? std::string() : std::string("ccs_team_") + name + ": " + op.detail,
+                         op.team.context_id};
     ++depth_;
-    complete(p, am_.notes());
+    am_.complete_or_defer(std::move(p));
     --depth_;
 }
 

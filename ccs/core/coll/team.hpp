@@ -29,6 +29,7 @@ struct two_levels {
 // changed: a team destroyed while its collectives run leaves them this.
 struct team_view {
     uint64_t wire_id = 0;
+    uint16_t context_id = 0;  // the context the team belongs to
     std::shared_ptr<const std::vector<int>> members;  // job rank of each team rank
     int rank = 0;                                     // this process's team rank
     // Shared memory of a team all on one node (coll/node_area.hpp), or null.

@@ -17,6 +17,7 @@ team world_team(uint16_t context_id, int rank, int size) {
     t.view.members = std::make_shared<const std::vector<int>>(std::move(all));
     t.view.rank = rank;
     t.context_id = context_id;
+    t.view.context_id = context_id;
     return t;
 }
 
@@ -84,6 +85,7 @@ ccs_status_t team_table::create(const char *call, team &parent, ccs_status_t loc
     if (t.view.rank < 0) return CCS_OK;
     t.view.members = std::make_shared<const std::vector<int>>(std::move(job_ranks));
     t.context_id = parent.context_id;
+    t.view.context_id = parent.context_id;
     handle = teams_.insert(std::move(t));
     if ((st = set_up_area(*teams_.find(handle))) != CCS_OK) {
         teams_.erase(handle);

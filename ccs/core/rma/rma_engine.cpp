@@ -153,6 +153,7 @@ rma_operation rma_engine::as_lists(const rma_request &q) {
 }
 
 ccs_status_t rma_engine::start(context &ctx, const rma_request &q) {
+    starting_ctx_ = ctx.id();
     // One word, or contiguous elements: inline where the memory is mapped
     // here, else a request with both sides as lists.
     if (q.kind == rma_kind::atomic) {
@@ -427,7 +428,7 @@ void rma_engine::finish(request &r, ccs_status_t status, const std::string &reas
         if (status != CCS_OK)
             detail = describe(r.op) +
                      ": " + (reason.empty() ? ccs_strerror(status) : reason);
-        completions_.push_back({r.completion, status, std::move(detail)});
+        completions_.push_back({r.completion, status, std::move(detail), r.ctx});
     }
     r.at = stage::done;
 }
@@ -461,7 +462,7 @@ int rma_engine::progress() {
         std::vector<pending_completion> batch;
         batch.swap(completions_);  // callbacks may issue more
         ++depth_;
-        for (const auto &c : batch) complete(c, am_.notes());
+        for (auto &c : batch) am_.complete_or_defer(std::move(c));
         --depth_;
         events += static_cast<int>(batch.size());
     }

@@ -113,7 +113,7 @@ public:
             return false;
         copy_mapped(put, *k, local, length, remote);
         count_direct(put, length);
-        if (completion && completion->counter) ++completion->counter->value;
+        if (completion && completion->counter) counter_add(*completion->counter);
         return true;
     }
     // Whether puts (gets) to `target` go by its transport's RMA now, not
@@ -304,12 +304,15 @@ private:
         stats_.bytes += length;
     }
     void count_outstanding(uint16_t ctx, int target);
+    // The context of the request start() works on, for completions that
+    // finish within the call.
+    uint16_t starting_ctx_ = 0;
     // An operation that finished within its call: a counter alone moves at
     // once; a callback waits for progress.
     void complete_now(const ccs_completion_t *completion) {
         if (!wants_completion(completion)) return;
-        if (!completion->callback) ++completion->counter->value;
-        else completions_.push_back({*completion, CCS_OK, {}});
+        if (!completion->callback) counter_add(*completion->counter);
+        else completions_.push_back({*completion, CCS_OK, {}, starting_ctx_});
     }
     // A direct operation the transport started but did not finish: from
     // here on it is an ordinary request.

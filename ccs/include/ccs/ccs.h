@@ -5,11 +5,13 @@
  * ccs_last_error() gives the detail of the last failure on this thread
  * (which plugin, which path, which rank, why).
  *
- * Threading: in this release calls must be serialized by the caller (one
- * thread at a time). Handlers and completion callbacks run only inside
- * ccs_progress() and inside the blocking calls that make progress
- * (ccs_barrier, ccs_context_create/destroy, ccs_finalize, and ccs_am_send
- * when its send queue is full).
+ * Threading: ccs_init takes a thread level, as MPI_Init_thread does (see
+ * ccs_thread_level_t). Below CCS_THREAD_MULTIPLE the caller serializes its
+ * calls. Handlers and completion callbacks run inside ccs_progress() and
+ * inside the blocking calls that make progress (ccs_barrier,
+ * ccs_context_create/destroy, ccs_finalize, and ccs_am_send when its send
+ * queue is full), and, with the progress thread on, on that thread too
+ * (CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD). Never two at once.
  */
 #ifndef CCS_CCS_H
 #define CCS_CCS_H
@@ -81,17 +83,44 @@ CCS_API const char *ccs_last_error(void);
 
 /* ------------------------------------------------------- init / finalize */
 
+/* How threads may call CCS, as MPI's levels. */
+typedef enum ccs_thread_level {
+    CCS_THREAD_SINGLE = 0,     /* one thread in the process                 */
+    CCS_THREAD_FUNNELED = 1,   /* only the thread that called ccs_init      */
+    CCS_THREAD_SERIALIZED = 2, /* any thread, one at a time                 */
+    /* Any thread, at the same time. Calls are serialized inside CCS (one
+     * lock, given up while a call waits or sleeps); a handler runs on one
+     * thread, never two at once. */
+    CCS_THREAD_MULTIPLE = 3
+} ccs_thread_level_t;
+
+enum ccs_init_flags {
+    /* Start the progress thread (also CCS_PROGRESS_THREAD=1): it makes
+     * progress for the whole process while the application computes, so
+     * gets, atomics, accumulates and messages aimed at this process are
+     * served without its calls. It keeps out of the way while the
+     * application polls, and sleeps on the transports' wake-ups otherwise.
+     * Where it runs: ccs_info_print. */
+    CCS_INIT_PROGRESS_THREAD = 1u << 0
+};
+
 typedef struct ccs_init_params {
     size_t struct_size; /* sizeof(ccs_init_params_t); lets the struct grow */
-    uint64_t flags;     /* reserved, must be 0                              */
+    uint64_t flags;     /* ccs_init_flags                                   */
+    /* Appended: read when struct_size covers it, else CCS_THREAD_SINGLE. */
+    int thread_level;   /* the ccs_thread_level_t this runtime needs       */
 } ccs_init_params_t;
 
 /* Reference counted: several runtimes in one process may each call
  * ccs_init/ccs_finalize; the first init connects the job, the last finalize
- * (collective over all processes) disconnects it. params may be NULL. */
+ * (collective over all processes) disconnects it. params may be NULL. The
+ * thread level provided is the highest any init asked for (all runtimes of
+ * the process share it): ccs_query_thread. */
 CCS_API ccs_status_t ccs_init(const ccs_init_params_t *params);
 CCS_API ccs_status_t ccs_finalize(void);
 CCS_API ccs_status_t ccs_initialized(int *flag);
+/* The thread level provided now (a ccs_thread_level_t). */
+CCS_API ccs_status_t ccs_query_thread(int *level);
 
 CCS_API ccs_status_t ccs_rank(int *rank);
 CCS_API ccs_status_t ccs_size(int *size);
@@ -113,7 +142,14 @@ typedef struct ccs_context {
 
 enum ccs_context_flags {
     /* Active messages of this context may be delivered in any order. */
-    CCS_CONTEXT_UNORDERED = 1u << 0
+    CCS_CONTEXT_UNORDERED = 1u << 0,
+    /* With the progress thread on: this context's handlers may run on it,
+     * as messages arrive, while the application computes. Without the flag
+     * they wait for the application's next call that makes progress and
+     * run on that thread, in arrival order. Either way no two handlers run
+     * at once. (Completion callbacks run wherever progress completes the
+     * operation; counters are updated atomically.) */
+    CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD = 1u << 1
 };
 
 typedef struct ccs_am_message ccs_am_message_t;

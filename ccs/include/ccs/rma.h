@@ -373,11 +373,15 @@ CCS_API ccs_status_t ccs_fence_global(ccs_context_t context);
  * visible after the call. After the first 200 ns polls are spaced by
  * pause instructions (CCS_WAIT_GAP_NS): where lines pass slowly between
  * cores a tight poll takes the line back while the writer's store is on
- * its way. CCS_OK when the condition holds (at once
- * if it already does); CCS_ERR_PEER_FAILED if a peer failure is detected
- * during the wait and the condition still does not hold (the writer may be
- * gone); CCS_ERR_INVALID_ARG for a NULL or misaligned ivar or an unknown
- * type or comparison; CCS_ERR_IN_HANDLER inside a handler or callback. */
+ * its way. After CCS_WAIT_SPIN_US the wait sleeps in slices of up to
+ * CCS_WAIT_SLEEP_MAX_US (a put brings no event to wake it). CCS_OK when
+ * the condition holds (at once if it already does); CCS_ERR_PEER_FAILED
+ * if a peer failure is detected during the wait and the condition still
+ * does not hold (the writer may be gone), or, where a failure was known
+ * before the wait (the progress thread found it), once the condition has
+ * not held for 2 s more; CCS_ERR_INVALID_ARG for a NULL or misaligned ivar
+ * or an unknown type or comparison; CCS_ERR_IN_HANDLER inside a handler or
+ * callback. */
 typedef enum ccs_int_type {
     CCS_INT32 = 0,
     CCS_UINT32 = 1,

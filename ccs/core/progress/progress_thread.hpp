@@ -1,0 +1,50 @@
+// The optional progress thread (CCS_PROGRESS_THREAD=1, or
+// CCS_INIT_PROGRESS_THREAD): it makes progress for the whole process while
+// the application computes, so emulated RMA, atomics and accumulates aimed
+// at this process, large AMs and peer failures move without the
+// application calling in. It stays out of the way while the application
+// itself polls, and sleeps on the transports' wake-ups otherwise.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace ccs {
+
+class progress_thread {
+public:
+    // How often the thread looks whether the application still polls.
+    static constexpr std::chrono::microseconds look_every{200};
+
+    progress_thread() = default;
+    ~progress_thread() { stop(); }
+    progress_thread(const progress_thread &) = delete;
+    progress_thread &operator=(const progress_thread &) = delete;
+
+    // `serve` runs under the API lock each round; it returns true when the
+    // application polled since the last round (the thread then only waits
+    // `look_every`), false after it served and slept on the wake-ups.
+    // `wake` cuts that sleep short (stop() calls it).
+    void start(std::function<bool()> serve, std::function<void()> wake);
+    // Joins the thread. The caller must not hold the API lock.
+    void stop();
+    bool running() const { return thread_.joinable(); }
+    // Where it runs, for ccs_info ("PU 3: ...", or why it is not bound).
+    const std::string &binding() const { return binding_; }
+
+private:
+    void run();
+    std::string bind_self();
+
+    std::function<bool()> serve_;
+    std::function<void()> wake_;
+    std::atomic<bool> stop_{false};
+    std::atomic<bool> bound_{false};  // binding_ written
+    std::string binding_ = "not started";
+    std::thread thread_;
+};
+
+}  // namespace ccs

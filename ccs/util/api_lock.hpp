@@ -1,0 +1,67 @@
+// One lock around the library's calls, on only while more than one thread
+// may call in: at thread level multiple, and while the progress thread
+// runs. guarded() takes it at every C entry point; a thread already inside
+// (a handler or callback calling back in) does not take it again. Off, an
+// entry point pays one relaxed load and no thread-local access.
+//
+// Blocking waits give the lock up between their polls and while they sleep,
+// so other threads get in while one waits.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace ccs {
+
+class api_lock {
+public:
+    static bool on() { return on_.load(std::memory_order_relaxed); }
+    // Turned on before a second thread may call in, off once only one may.
+    static void set(bool on) { on_.store(on, std::memory_order_relaxed); }
+
+    // Held for the life of one entry point.
+    class entry {
+    public:
+        entry() noexcept : entered_(on()) {
+            if (entered_) [[unlikely]]
+                enter();
+        }
+        ~entry() {
+            if (entered_) [[unlikely]]
+                leave();
+        }
+        entry(const entry &) = delete;
+        entry &operator=(const entry &) = delete;
+
+    private:
+        bool entered_;
+    };
+
+    // In a wait, between polls: if this thread holds the lock at the
+    // outermost level and another thread waits for it, lets that one in.
+    static void let_others_in();
+
+    // For a sleep: the lock released (if this thread holds it at the
+    // outermost level) for the life of the object, taken back after.
+    class released {
+    public:
+        released() noexcept;
+        ~released();
+        released(const released &) = delete;
+        released &operator=(const released &) = delete;
+
+    private:
+        bool released_ = false;
+    };
+
+    // Whether this thread holds the lock at the outermost level: it may
+    // give it up without breaking a caller's assumptions.
+    static bool held_outermost();
+
+private:
+    static void enter() noexcept;
+    static void leave() noexcept;
+    static inline std::atomic<bool> on_{false};
+};
+
+}  // namespace ccs
