@@ -3,7 +3,8 @@
 #   1. RelWithDebInfo, warnings as errors: every test (unit, conformance for
 #      every plugin at 2/4/8 processes, launchers, install);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer: every test again;
-#   3. ThreadSanitizer: the tests that use threads (unit tests);
+#   3. ThreadSanitizer: the tests that use threads (unit tests, and the
+#      conformance jobs with threads and the progress thread);
 #   4. clang + libFuzzer + ASan/UBSan: the datadesc, layout wire, AM packet, remote key, RMA
 #      request and collective message fuzzers, 60 s each.
 set -euo pipefail
@@ -32,7 +33,7 @@ run build-ci/release -- -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # it reports no leak with or without.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run build-ci/asan-ubsan -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=address,undefined
-TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.' -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=thread
+TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.|threads|progress-thread' -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=thread
 
 echo "=== build-ci/fuzz: configure, build and run the fuzzers (clang)"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz -DCMAKE_BUILD_TYPE=Debug -DCCS_BUILD_FUZZERS=ON \

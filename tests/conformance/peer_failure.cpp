@@ -5,15 +5,18 @@
 // instead of hanging (also when the other survivor stays out of one) (RMA to it too, through implicit keys and through
 // explicit keys of memory the dead process shared with them), end a
 // ccs_wait_until for a flag only it would set, and keep talking to each
-// other.
+// other. With CCS_PROGRESS_THREAD=1 the failure must be heard while the
+// survivors compute, without a call.
 #include "failure_job.hpp"
 
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -24,8 +27,9 @@ constexpr int last_words = 5;
 struct state {
     int received_from_victim = 0;
     int received_from_survivor = 0;
-    int failures_reported = 0;
-    int failed_peer = -1;
+    // Written by the progress thread, where there is one.
+    std::atomic<int> failures_reported{0};
+    std::atomic<int> failed_peer{-1};
     uint64_t windows[3] = {0, 0, 0};
     int windows_known = 0;
     // Everyone's ccs_mem_alloc block and its key (shm maps it here).
@@ -105,6 +109,14 @@ int main() {
     }
     const int other = rank == 0 ? 2 : 0;
     const auto t0 = std::chrono::steady_clock::now();
+    const char *thread = std::getenv("CCS_PROGRESS_THREAD");
+    if (thread && std::strcmp(thread, "1") == 0) {
+        // Computing, no call: the progress thread hears of it and reports.
+        volatile uint64_t sink = 0;
+        while (g.failures_reported.load() == 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
+            for (int i = 0; i < 100000; ++i) sink = sink + static_cast<uint64_t>(i);
+        CHECK(g.failures_reported.load() == 1);
+    }
     // A wait for a flag that only the victim would set ends with its death.
     CHECK(ccs_wait_until(&g_window[7], CCS_UINT64, CCS_CMP_EQ, 77) == CCS_ERR_PEER_FAILED);
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
