@@ -27,7 +27,11 @@ ccs_status_t ccs::coll_begin(coll_call &c, ccs_team_t handle, const ccs_completi
         return fail(CCS_ERR_INVALID_TEAM, std::string(c.name) + ": team " + std::to_string(handle.id) +
                                               " was never made, was destroyed, or its context was");
     c.completion = completion;
-    if (!completion) return check_not_in_callback(*c.rt, c.name);
+    if (!completion) {
+        // A blocking collective's wait spins before it sleeps.
+        c.rt->wait_begins();
+        return check_not_in_callback(*c.rt, c.name);
+    }
     if (!wants_completion(completion)) c.refuse("the completion has neither a callback nor a counter");
     return CCS_OK;
 }

@@ -234,34 +234,32 @@ int runtime::poll() {
 }
 
 bool runtime::progress() {
-    if (api_lock::on()) [[unlikely]] {
-        api_lock::let_others_in();
-        ++application_polls_;
-    }
-    int events = poll();
-    if (am_->deferred_waiting()) [[unlikely]]
-        events += am_->run_deferred();
+    const int events = api_lock::on() ? poll_shared() : poll();
     if (events > 0) {
         backoff_.reset();
         pace_.idle_polls = 0;
-        // A thread asleep in a wait may wait for what this pass did.
-        if (api_lock::on()) [[unlikely]]
-            sleeper_.wake();
         return true;
     }
     backoff_.idle();
     return false;
 }
 
-void runtime::idle_wait() {
+// progress() while threads share the library: out of line, so that a
+// process of one thread polls as it did before.
+int runtime::poll_shared() {
+    api_lock::let_others_in();
+    ++application_polls_;
+    int events = poll();
+    if (am_->deferred_waiting()) events += am_->run_deferred();
+    // A thread asleep in a wait may wait for what this pass did.
+    if (events > 0) sleeper_.wake();
+    return events;
+}
+
+void runtime::sleep_if_idle_long() {
     // Inside a handler the lock is held deeper than one call: no sleep.
     if (in_callback() || (api_lock::on() && !api_lock::held_outermost())) return;
-    if (pace_.idle_polls++ == 0) {
-        pace_.idle_since = tick_clock::now();
-        pace_.slice = std::chrono::microseconds(20);
-        return;
-    }
-    if (pace_.idle_polls % 16 != 0 || tick_clock::now() - pace_.idle_since < wait_spin_ticks_) return;
+    if (tick_clock::now() - pace_.idle_since < wait_spin_ticks_) return;
     if (sleeper_.sleep(std::min(pace_.slice, settings_.wait_sleep_max)))
         pace_.slice = std::min(pace_.slice * 2, settings_.wait_sleep_max);
 }

@@ -67,10 +67,19 @@ public:
     bool progress();
     // The caller started an operation: not idle, even if no transport event
     // follows (a put by cross-memory attach gives the target none).
-    void note_activity() { backoff_.reset(); }
+    // A blocking wait spins again before it sleeps.
+    void note_activity() {
+        backoff_.reset();
+        wait_begins();
+    }
+    // A blocking wait starts: it spins CCS_WAIT_SPIN_US before it sleeps,
+    // however long the previous waits found nothing (a put brings no event
+    // that would end their idleness).
+    void wait_begins() { pace_.idle_polls = 0; }
     // Progress until done() holds, sleeping when idle (wait_pass).
     template <typename Done>
     void progress_until(Done done) {
+        wait_begins();
         while (!done()) wait_pass();
     }
     // One pass of a blocking wait: progress, and once the wait has been
@@ -79,6 +88,18 @@ public:
     // a put changes sees no event). Never sleeps inside a handler.
     void wait_pass() {
         if (!progress()) idle_wait();
+    }
+    // A blocking wait found nothing to do: counts, and every 64 idle polls
+    // looks whether it has been idle long enough to sleep. Inline and one
+    // count per poll: a wait for a fast answer is a tight loop.
+    void idle_wait() {
+        const uint32_t polls = ++pace_.idle_polls;
+        if (polls == 1) {
+            pace_.idle_since = tick_clock::now();
+            pace_.slice = first_sleep;
+        }
+        if ((polls & 63) == 0) [[unlikely]]
+            sleep_if_idle_long();
     }
     // Progress until done() holds, where done() reads memory another
     // process writes (ccs_wait_until). Polls are tight for the first
@@ -90,6 +111,7 @@ public:
     // thread found it), after `failure_grace` more.
     template <typename Done>
     bool wait_on_memory(Done done) {
+        wait_begins();
         const uint64_t failures = am_->stats().peers_failed;
         uint64_t tight_until = 0, give_up_at = 0;
         uint32_t idle = 0;
@@ -122,6 +144,9 @@ public:
     // How long a wait for memory goes on once a peer is known to have
     // failed, as a barrier round does: its writer may be that peer.
     static constexpr std::chrono::seconds failure_grace{2};
+    // A wait's first sleep; each next one is twice as long, up to
+    // CCS_WAIT_SLEEP_MAX_US.
+    static constexpr std::chrono::microseconds first_sleep{20};
 
     // The barrier over all processes (coll/barrier.hpp); also ORs `flags`
     // over all processes into *all_flags.
@@ -167,9 +192,9 @@ private:
     ccs_status_t install_subsystems();
     void stop();
     int poll();
-    // A blocking wait found nothing to do: counts, and sleeps once it has
-    // been idle long enough.
-    void idle_wait();
+    [[gnu::noinline]] int poll_shared();
+    // The wait has been idle for CCS_WAIT_SPIN_US: sleeps (longer each time).
+    void sleep_if_idle_long();
     // The progress thread's round (progress_thread.hpp): true when the
     // application polled since the last one.
     bool serve_in_background();

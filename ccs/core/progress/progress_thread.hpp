@@ -17,7 +17,7 @@ namespace ccs {
 class progress_thread {
 public:
     // How often the thread looks whether the application still polls.
-    static constexpr std::chrono::microseconds look_every{200};
+    static constexpr std::chrono::microseconds look_every{1000};
 
     progress_thread() = default;
     ~progress_thread() { stop(); }
