@@ -92,6 +92,15 @@ extern "C" ccs_status_t ccs_info_print(FILE *out) {
                          g.pauses(), poll_gap::pause_ns());
         }
 
+        if (const runtime *rt = runtime::current()) {
+            static const char *const levels[] = {"single", "funneled", "serialized", "multiple"};
+            std::fprintf(out, "threads:   level %s; progress thread %s\n", levels[rt->thread_level()],
+                         rt->progress_thread_binding().c_str());
+        } else {
+            std::fprintf(out, "threads:   (not initialized) progress thread %s\n",
+                         param_get("CCS_PROGRESS_THREAD", "0", "") == std::string("1") ? "asked for" : "off");
+        }
+
         std::fprintf(out, "plugin search path:\n");
         for (const auto &dir : plugin_search_dirs()) {
             struct stat st {};

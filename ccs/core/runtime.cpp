@@ -122,7 +122,8 @@ ccs_status_t runtime::read_settings(settings &out) {
         !param_size("CCS_WAIT_SLEEP_MAX_US", "microseconds", 1000000, sleep_max_us, error) ||
         !param_choice("CCS_PROGRESS_THREAD", {"0", "1"}, progress_thread, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
-    if (sleep_max_us == 0) return fail(CCS_ERR_INVALID_ARG, "ccs_init: CCS_WAIT_SLEEP_MAX_US must be at least 1");
+    if (sleep_max_us == 0)
+        return fail(CCS_ERR_INVALID_ARG, "ccs_init: CCS_WAIT_SLEEP_MAX_US='0': a sleep lasts at least 1 µs");
     out.wait_spin = std::chrono::microseconds(spin_us);
     out.wait_sleep_max = std::chrono::microseconds(sleep_max_us);
     out.progress_thread = progress_thread == "1";
@@ -269,8 +270,9 @@ bool runtime::serve_in_background() {
         application_polls_seen_ = application_polls_;
         return true;
     }
-    // Serve until idle a while, or until the application polls again.
-    for (uint32_t idle = 0; idle < 64 && application_polls_ == application_polls_seen_;) {
+    // Serve until idle a while, or until the application polls again, or
+    // until what waits for the application reaches the queue limit.
+    for (uint32_t idle = 0; idle < 64 && application_polls_ == application_polls_seen_ && !am_->deferred_full();) {
         am_->set_deferring(true);
         const int events = poll();
         am_->set_deferring(false);
@@ -282,6 +284,7 @@ bool runtime::serve_in_background() {
         }
         api_lock::let_others_in();
     }
+    if (am_->deferred_full()) return true;  // the application must run them first: look again later
     if (application_polls_ == application_polls_seen_) sleeper_.sleep(settings_.wait_sleep_max);
     return false;
 }

@@ -93,6 +93,10 @@ public:
     // Completion callbacks likewise (counters alone move at once).
     void set_deferring(bool on) { deferring_ = on; }
     bool deferred_waiting() const { return !deferred_.empty() || !deferred_completions_.empty(); }
+    // Deferred payloads past CCS_AM_QUEUE_LIMIT: the progress thread stops
+    // taking messages in (senders feel the back-pressure) until the
+    // application runs them.
+    bool deferred_full() const { return deferred_bytes_ > queue_limit_; }
     int run_deferred();
     // Runs `c` now, or keeps it for run_deferred() (any engine's).
     void complete_or_defer(pending_completion &&c) {
@@ -239,6 +243,7 @@ private:
     };
     std::deque<deferred_message> deferred_;
     std::vector<pending_completion> deferred_completions_;
+    size_t deferred_bytes_ = 0;
     bool deferring_ = false;
     std::vector<pending_completion> completions_;
     failure_notes notes_;

@@ -156,6 +156,7 @@ void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint6
         m.nargs = static_cast<uint8_t>(nargs);
         std::memcpy(m.args.data(), args, nargs * sizeof(uint64_t));
         m.payload = buffers_.copy_of(static_cast<const uint8_t *>(payload), length);
+        deferred_bytes_ += length;
         deferred_.push_back({source, std::move(m)});
         ++ctx.deferred;
         return;
@@ -177,6 +178,7 @@ int am_engine::run_deferred() {
     while (count-- > 0) {
         deferred_message d = std::move(deferred_.front());
         deferred_.pop_front();
+        deferred_bytes_ -= d.message.payload.size();
         ++events;
         context *ctx = contexts_.by_id(d.message.context);
         if (!ctx) {
