@@ -58,6 +58,7 @@ void expect_every_call_refused(ccs_status_t want) {
     EXPECT_EQ(ccs_fence_global(ccs_context_t{1}), want);
     EXPECT_EQ(ccs_counter_wait(&counter, 1), want);
     EXPECT_EQ(ccs_wait_until(&v, CCS_INT32, CCS_CMP_EQ, 0), want);
+    EXPECT_EQ(ccs_query_thread(&v), want);
     EXPECT_EQ(ccs_finalize(), want);
     EXPECT_EQ(ccs_initialized(&v), CCS_OK);
     EXPECT_EQ(v, 0);
@@ -75,7 +76,9 @@ TEST(Lifecycle, ABadParameterFailsInitByNameAndLeavesNothingBehind) {
                {"CCS_AM_BUFFER_CACHE", "16 M"},   {"CCS_RCACHE_MAX_UNUSED", "12q"},
                {"CCS_WAIT_GAP_NS", "10001"},      {"CCS_WAIT_GAP_NS", ""},
                {"CCS_RMA_EMULATE", "yes"},        {"CCS_RMA_EXPOSE", "everything"},
-               {"CCS_LOG_LEVEL", "loud"}};
+               {"CCS_LOG_LEVEL", "loud"},         {"CCS_WAIT_SPIN_US", "soon"},
+               {"CCS_WAIT_SLEEP_MAX_US", "2000000"}, {"CCS_WAIT_SLEEP_MAX_US", "0"},
+               {"CCS_PROGRESS_THREAD", "yes"}};
     for (const auto &b : bad) {
         SCOPED_TRACE(std::string(b.name) + "='" + b.value + "'");
         ::setenv(b.name, b.value, 1);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ccs/ccs.h>
+#include <ccs/rma.h>
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,10 @@ bool progress_until(Done done, double seconds = 120) {
 }
 
 uint64_t stat(const char *name);
+
+// A counter's value as an application polling it reads it: the progress
+// thread may complete operations while this thread looks.
+inline uint64_t counted(const ccs_counter_t &c) { return __atomic_load_n(&c.value, __ATOMIC_ACQUIRE); }
 
 // How this process reaches `peer` (ccs_peer_query): what the suite expects
 // of a transport comes from here and from statistics, never from its name.

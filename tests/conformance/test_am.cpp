@@ -81,8 +81,8 @@ TEST(ActiveMessages, LargePayloadsWithCompletionsArriveIntact) {
         }
     }
     const int expected = static_cast<int>(sizes.size()) * size();
-    EXPECT_TRUE(progress_until([&] { return done.value >= k && state.received >= expected; }))
-        << done.value << "/" << k << " completions, " << state.received << "/" << expected << " messages";
+    EXPECT_TRUE(progress_until([&] { return counted(done) >= k && state.received >= expected; }))
+        << counted(done) << "/" << k << " completions, " << state.received << "/" << expected << " messages";
     EXPECT_EQ(done.errors, 0u);
     EXPECT_EQ(state.bad, 0);
     // Where the configuration says the plugin sends large payloads without

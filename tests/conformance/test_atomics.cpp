@@ -104,7 +104,7 @@ TEST(AtomicsBadInput, RefusedAndTheWordUnchanged) {
         const ccs_completion_t done{nullptr, nullptr, &counter};
         EXPECT_EQ(ccs_atomic(ctx, right(), c.op, c.type, c.addr, k, c.operand, 0, c.fetched, &done), c.want)
             << c.says;
-        EXPECT_EQ(counter.value, 0u);
+        EXPECT_EQ(counted(counter), 0u);
     }
     EXPECT_EQ(ccs_atomic_sync(ctx, size(), CCS_ATOMIC_ADD, CCS_UINT64, at, k, 1, 0, nullptr), CCS_ERR_INVALID_RANK);
     EXPECT_EQ(ccs_atomic_sync(ccs_context_t{0}, right(), CCS_ATOMIC_ADD, CCS_UINT64, at, k, 1, 0, nullptr),

@@ -124,7 +124,7 @@ TEST(CollectiveErrors, MembersThatDisagreeAreNamed) {
     const ccs_completion_t c{nullptr, nullptr, &done};
     CCS_ASSERT_OK(ccs_team_allreduce(CCS_TEAM_WORLD, src.data(), dst.data(), rank() == 0 ? 2 : 1, CCS_ACC_INT64,
                                      CCS_ACC_SUM, &c));
-    ASSERT_TRUE(progress_until([&] { return done.value == 1; }, 60)) << "a mismatched allreduce did not end";
+    ASSERT_TRUE(progress_until([&] { return counted(done) == 1; }, 60)) << "a mismatched allreduce did not end";
     EXPECT_EQ(done.errors, 1u);
     EXPECT_EQ(done.first_error, CCS_ERR_INVALID_ARG);
     EXPECT_EQ(ccs_counter_wait(&done, 1), CCS_ERR_INVALID_ARG);

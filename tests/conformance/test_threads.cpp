@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -353,6 +354,17 @@ TEST(ProgressThread, HandlersRunOnItWhereTheContextAllowsAndWaitOtherwise) {
         s->bytes.fetch_add(m->payload_size);
         s->count.fetch_add(1, std::memory_order_release);
     };
+    // ccs_info says where the thread runs (bound, or why not).
+    char *text = nullptr;
+    size_t text_length = 0;
+    FILE *info = open_memstream(&text, &text_length);
+    ASSERT_NE(info, nullptr);
+    CCS_EXPECT_OK(ccs_info_print(info));
+    std::fclose(info);
+    const std::string printed(text, text_length);
+    std::free(text);
+    EXPECT_TRUE(mentions(printed, "progress thread bound to PU") || mentions(printed, "progress thread not bound: "))
+        << printed.substr(0, 400);
     scoped_context anywhere("on-progress-thread", {{1, on_message, &eager}}, CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD);
     scoped_context app_only("on-application-thread", {{1, on_message, &deferred}});
     constexpr int count = 20;
