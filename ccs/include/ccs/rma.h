@@ -171,7 +171,12 @@ CCS_API ccs_status_t ccs_rkey_ptr(ccs_rkey_t rkey, uint64_t remote_addr, size_t 
 
 /* LAPI-style completion counter, owned by the caller: `value` counts
  * completed operations, `errors` those that failed, `first_error` the
- * status of the first failure. Put one in ccs_completion_t.counter. */
+ * status of the first failure. Put one in ccs_completion_t.counter.
+ * `value` is incremented atomically, with release order, wherever the
+ * operation completes (the progress thread too): a thread that polls it
+ * itself reads it with an atomic acquire load
+ * (__atomic_load_n(&c.value, __ATOMIC_ACQUIRE)), then errors and
+ * first_error are up to date. */
 typedef struct ccs_counter {
     uint64_t value;
     uint64_t errors;
