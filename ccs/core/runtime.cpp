@@ -248,10 +248,15 @@ bool runtime::progress() {
 // progress() while threads share the library: out of line, so that a
 // process of one thread polls as it did before.
 int runtime::poll_shared() {
-    api_lock::let_others_in();
-    ++application_polls_;
+    // A handler on the progress thread that waits polls again: that is
+    // neither the application's poll nor its thread for deferred work.
+    const bool background = am_->deferring();
+    if (!background) {
+        api_lock::let_others_in();
+        ++application_polls_;
+    }
     int events = poll();
-    if (am_->deferred_waiting()) events += am_->run_deferred();
+    if (!background && am_->deferred_waiting()) events += am_->run_deferred();
     // A thread asleep in a wait may wait for what this pass did.
     if (events > 0) sleeper_.wake();
     return events;

@@ -59,6 +59,9 @@ public:
             .fetch_and(~(uint64_t{1} << (sender % doorbell_group_senders)), std::memory_order_relaxed);
     }
 
+    // False for a process with no segment (alone on its node): nobody rings.
+    bool exists() const { return summary_ != nullptr; }
+
     // Whether any sender rang since the last take (a look, no change).
     bool rung() const {
         if (group_count_ > 1) return std::atomic_ref<uint64_t>(*summary_).load(std::memory_order_seq_cst) != 0;

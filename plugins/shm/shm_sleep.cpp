@@ -16,6 +16,8 @@ int32_t shm_plugin::wakeup_fd() const { return wake_.fd(); }
 
 ccs_plugin_status_t shm_plugin::wakeup_arm() {
     if (wake_.fd() < 0) return CCS_PLUGIN_ERR_UNSUPPORTED;
+    // Alone on the node (or without the segment): nothing can arrive here.
+    if (!inbox_.exists()) return CCS_PLUGIN_OK;
     // Our own pushes that went without a bell reach a peer that may sleep.
     for (uint32_t peer = 0; peer < out_.size(); ++peer)
         if (out_[peer].unannounced) {
@@ -41,7 +43,7 @@ ccs_plugin_status_t shm_plugin::wakeup_arm() {
 
 void shm_plugin::disarm() {
     armed_ = false;
-    inbox_.say_sleeping(false);
+    if (inbox_.exists()) inbox_.say_sleeping(false);
     wake_.drain();
     // A sleep may have lasted long: a dead peer is looked for at once.
     liveness_.look_next();

@@ -308,7 +308,10 @@ TEST(ProgressThread, ServesAtomicsAndGetsWhileTheTargetComputes) {
     __atomic_store_n(word, 0, __ATOMIC_RELEASE);
     std::vector<uint8_t> source(8192);
     fill_pattern(source, 0, 42);
-    if (rank() == 0) std::memcpy(w.local_slot(1), source.data(), source.size());
+    // The data to get lies after the word, in rank 0's first slot (the
+    // only one a job of one process has).
+    constexpr size_t data_offset = 4096;
+    if (rank() == 0) std::memcpy(w.local_slot(0) + data_offset, source.data(), source.size());
     CCS_ASSERT_OK(ccs_barrier());
     if (rank() == 0) {
         compute_for(2.0);
@@ -323,7 +326,7 @@ TEST(ProgressThread, ServesAtomicsAndGetsWhileTheTargetComputes) {
             CCS_EXPECT_OK(ccs_atomic_sync(ctx, 0, CCS_ATOMIC_ADD, CCS_UINT64, w.slot(0, 0), w.key(0), 1, 0, &old));
         }
         std::vector<uint8_t> got(source.size());
-        CCS_EXPECT_OK(ccs_get_sync(ctx, 0, got.data(), got.size(), w.slot(0, 1), w.key(0)));
+        CCS_EXPECT_OK(ccs_get_sync(ctx, 0, got.data(), got.size(), w.slot(0, 0) + data_offset, w.key(0)));
         EXPECT_EQ(got, source);
         EXPECT_LT(now_seconds() - start, 1.5) << "served only after the target stopped computing";
     }

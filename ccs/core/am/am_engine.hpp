@@ -92,6 +92,7 @@ public:
     // run_deferred() there.
     // Completion callbacks likewise (counters alone move at once).
     void set_deferring(bool on) { deferring_ = on; }
+    bool deferring() const { return deferring_; }
     bool deferred_waiting() const { return !deferred_.empty() || !deferred_completions_.empty(); }
     // Deferred payloads past CCS_AM_QUEUE_LIMIT: the progress thread stops
     // taking messages in (senders feel the back-pressure) until the
