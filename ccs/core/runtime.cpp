@@ -204,7 +204,6 @@ ccs_status_t runtime::install_subsystems() {
 }
 
 void runtime::stop() {
-    progress_thread_.stop();  // a start that failed half way
     // Registrations are undone through the transports, so before them.
     if (am_) am_->set_peer_failed_hook(nullptr);
     teams_.reset();  // its node memory came from the registry and keys

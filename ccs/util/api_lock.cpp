@@ -15,10 +15,10 @@ namespace {
 
 // A test-and-set lock whose release is a plain store. A mutex's release is
 // an atomic exchange, which on x86 waits for the loads before it: in a
-// polling loop that took and released the lock around every poll, it made
-// each poll wait for the ring's cache miss and cost a tenth of the AM
-// latency. A thread that cannot take it spins a little, then sleeps on the
-// word in slices (a release that missed it ends the slice).
+// polling loop that takes and releases the lock around every poll, each
+// poll then waits for the ring's cache miss. A thread that cannot take it
+// spins a little, then sleeps on the word in slices (a release that missed
+// it ends the slice).
 std::atomic<uint32_t> g_word{0};  // 1: held
 std::atomic<uint32_t> g_waiting{0};
 constexpr int spins_before_sleep = 64;
