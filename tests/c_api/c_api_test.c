@@ -37,12 +37,18 @@ static void on_hello(const ccs_am_message_t *m, void *arg) {
 int main(int argc, char **argv) {
     int rank = -1, size = -1, t, i;
     struct tally tally = {0, 0};
+    ccs_init_params_t init;
+    int level = -1;
     ccs_am_handler_entry_t handlers[1];
     ccs_context_params_t params;
     ccs_context_t ctx;
 
     CHECK(ccs_rank(&rank) == CCS_ERR_NOT_INITIALIZED);
-    CHECK(ccs_init(NULL) == CCS_OK);
+    memset(&init, 0, sizeof init);
+    init.struct_size = sizeof init;
+    init.thread_level = CCS_THREAD_SERIALIZED;
+    CHECK(ccs_init(&init) == CCS_OK);
+    CHECK(ccs_query_thread(&level) == CCS_OK && level >= CCS_THREAD_SERIALIZED);
     CHECK(ccs_rank(&rank) == CCS_OK);
     CHECK(ccs_size(&size) == CCS_OK);
     if (argc > 1) CHECK(size == atoi(argv[1]));
