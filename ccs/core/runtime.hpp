@@ -108,7 +108,7 @@ public:
     // yields instead; then the wait sleeps as wait_pass does. False, with
     // done() still false, once a peer failure is detected during the wait:
     // the writer may be gone; where one was known before (the progress
-    // thread found it), after `failure_grace` more.
+    // thread found it), after `am_engine::failure_grace` more.
     template <typename Done>
     bool wait_on_memory(Done done) {
         wait_begins();
@@ -121,7 +121,7 @@ public:
             if (am_->stats().peers_failed != failures) return done();
             if (failures > 0 && idle % 64 == 0) {
                 const uint64_t now = tick_clock::now();
-                if (give_up_at == 0) give_up_at = now + tick_clock::ticks(failure_grace);
+                if (give_up_at == 0) give_up_at = now + tick_clock::ticks(am_engine::failure_grace);
                 else if (now >= give_up_at) return done();
             }
             // Clock reads only while idle, off the answer's path, and in the
@@ -141,9 +141,6 @@ public:
     // delay it; where lines pass slowly it comes later, into spaced polls.
     // 200 ns is where the fast case stopped gaining.
     static constexpr std::chrono::nanoseconds wait_tight{200};
-    // How long a wait for memory goes on once a peer is known to have
-    // failed, as a barrier round does: its writer may be that peer.
-    static constexpr std::chrono::seconds failure_grace{2};
     // A wait's first sleep; each next one is twice as long, up to
     // CCS_WAIT_SLEEP_MAX_US.
     static constexpr std::chrono::microseconds first_sleep{20};

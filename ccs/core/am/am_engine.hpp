@@ -12,6 +12,7 @@
 
 #include <ccs/ccs.h>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -79,6 +80,11 @@ public:
     bool peer_has_failed(int peer) const { return peers_[static_cast<size_t>(peer)].failed; }
     // The first failure seen, for calls that need every peer (barrier).
     bool any_peer_failed() const { return !failure_.empty(); }
+    // Once a peer is known to have failed, how long a wait still waits for
+    // a live process (whose runtime may have given up instead of joining)
+    // or for memory a dead one may have been the writer of: the barrier's
+    // rounds, collectives' receives and ccs_wait_until alike.
+    static constexpr std::chrono::seconds failure_grace{2};
     const std::string &failure() const { return failure_; }
     // The first failure of each counter, shared with the RMA engine.
     failure_notes &notes() { return notes_; }

@@ -28,9 +28,8 @@ void barrier::on_arrival(const ccs_am_message_t *message, void *self) {
 // then exited (as after ccs_finalize, while slower processes still wait)
 // is not missing. A live source that never joins (its runtime gave up
 // after the failure) must not hang us either: once any peer is known to
-// have failed, a round waits at most `failure_grace` more.
+// have failed, a round waits at most `am_engine::failure_grace` more.
 ccs_status_t barrier::run(uint64_t flags, uint64_t *all_flags) {
-    constexpr auto failure_grace = std::chrono::seconds(2);
     constexpr uint64_t missing_flag = uint64_t{1} << 63;  // callers use the low bits
     const uint64_t epoch = epoch_++;
     arrivals_.begin(epoch);
@@ -46,7 +45,7 @@ ccs_status_t barrier::run(uint64_t flags, uint64_t *all_flags) {
             if (arrivals_.arrived(epoch, round) || am_.peer_has_failed(from)) return true;
             if (!am_.any_peer_failed()) return false;
             const auto now = std::chrono::steady_clock::now();
-            if (!give_up_at) give_up_at = now + failure_grace;
+            if (!give_up_at) give_up_at = now + am_engine::failure_grace;
             return now >= *give_up_at;
         };
         while (!done()) progress_();

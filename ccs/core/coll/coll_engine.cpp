@@ -10,11 +10,6 @@ namespace ccs::coll {
 
 namespace {
 
-// After a member is known to have failed, how long a receive still waits
-// for a live sender (one whose runtime may have given up instead of
-// joining): as the barrier's.
-constexpr auto failure_grace = std::chrono::seconds(2);
-
 std::string team_rank_text(const team_view &t, int team_rank) {
     return "team rank " + std::to_string(team_rank) + " (rank " + std::to_string(t.job_rank(team_rank)) + ")";
 }
@@ -189,7 +184,7 @@ bool coll_engine::take(operation &op, size_t i) {
     }
     if (am_.any_peer_failed() && failed_member(op.team) >= 0) {
         const auto now = std::chrono::steady_clock::now();
-        if (!op.give_up_at) op.give_up_at = now + failure_grace;
+        if (!op.give_up_at) op.give_up_at = now + am_engine::failure_grace;
         if (now >= *op.give_up_at) {
             set_failure(op, CCS_ERR_PEER_FAILED,
                         team_rank_text(op.team, rc.peer) + " did not go on after a member failed: " + am_.failure());
