@@ -149,7 +149,9 @@ ccs_status_t runtime::start() {
     wait_tight_ticks_ = tick_clock::ticks(wait_tight);
 
     context *internal = nullptr;
-    st = contexts_.create(0, "ccs-internal", size_, internal);
+    // The core's own handlers (RMA at the target, collectives, barrier)
+    // serve the process from the progress thread too.
+    st = contexts_.create(CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD, "ccs-internal", size_, internal);
     if (st != CCS_OK) return st;
     internal_handlers_ = std::make_unique<internal_handlers>(*internal);
     am_ = std::make_unique<am_engine>(contexts_, rank_, size_, settings_.queue_limit, settings_.buffer_cache);

@@ -107,7 +107,7 @@ public:
     int run_deferred();
     // Runs `c` now, or keeps it for run_deferred() (any engine's).
     void complete_or_defer(pending_completion &&c) {
-        if (deferring_ && c.completion.callback && c.context != context_table::internal_id) [[unlikely]] {
+        if (deferring_ && c.completion.callback) [[unlikely]] {
             const context *ctx = contexts_.by_id(c.context);
             if (!ctx || !ctx->handlers_on_progress_thread()) {
                 deferred_completions_.push_back(std::move(c));
@@ -223,6 +223,9 @@ private:
     // Runs the handler, or defers the message (set_deferring).
     void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                   const void *payload, size_t length);
+    // Completes (or defers) every completion in `list`, which callbacks
+    // may add to meanwhile; how many there were.
+    int complete_all(std::vector<pending_completion> &list);
     void dispatch_now(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                       const void *payload, size_t length);
     // The whole payload as contiguous bytes (packed if it has a layout).

@@ -148,8 +148,7 @@ void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint6
                          const void *payload, size_t length) {
     // Behind messages already waiting for the application's thread too,
     // so the context's order holds.
-    if ((deferring_ || ctx.deferred > 0) && !ctx.handlers_on_progress_thread() &&
-        ctx.id() != context_table::internal_id) [[unlikely]] {
+    if ((deferring_ || ctx.deferred > 0) && !ctx.handlers_on_progress_thread()) [[unlikely]] {
         stored_message m;
         m.context = ctx.id();
         m.handler = handler;
@@ -165,14 +164,7 @@ void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint6
 }
 
 int am_engine::run_deferred() {
-    int events = static_cast<int>(deferred_completions_.size());
-    if (events > 0) {
-        std::vector<pending_completion> batch;
-        batch.swap(deferred_completions_);
-        ++depth_;
-        for (const auto &c : batch) complete(c, notes_);
-        --depth_;
-    }
+    int events = complete_all(deferred_completions_);
     // Only what waits now: a handler's own sends to self come later.
     size_t count = deferred_.size();
     while (count-- > 0) {

@@ -379,10 +379,12 @@ int am_engine::push_queues() {
     return events;
 }
 
-int am_engine::run_completions() {
-    if (completions_.empty()) return 0;
+int am_engine::run_completions() { return complete_all(completions_); }
+
+int am_engine::complete_all(std::vector<pending_completion> &list) {
+    if (list.empty()) return 0;
     std::vector<pending_completion> batch;
-    batch.swap(completions_);  // callbacks may send and queue new completions
+    batch.swap(list);  // callbacks may send and queue new completions
     ++depth_;
     for (auto &c : batch) complete_or_defer(std::move(c));
     --depth_;
