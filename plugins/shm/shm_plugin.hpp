@@ -85,6 +85,8 @@ private:
     void watch(uint32_t peer);
     // Rings `peer`'s doorbell for my ring, and wakes it if it sleeps.
     void announce(uint32_t peer);
+    // The same if a push to it went without a bell since the last look.
+    void announce_unannounced(uint32_t peer);
     // The first progress after wakeup_arm: awake again.
     void disarm();
     wakeup_socket wake_;

@@ -49,10 +49,7 @@ void shm_plugin::retire_idle_rings() {
         // A push without a bell relied on the receiver looking at the ring
         // again, which it does for thousands of polls after its last record;
         // a bell now and then makes that independent of timing.
-        if (out.unannounced) {
-            out.unannounced = false;
-            announce(peer);
-        }
+        announce_unannounced(peer);
         if (out.used) {
             out.used = false;
             out.idle_looks = 0;

@@ -19,11 +19,7 @@ ccs_plugin_status_t shm_plugin::wakeup_arm() {
     // Alone on the node (or without the segment): nothing can arrive here.
     if (!inbox_.exists()) return CCS_PLUGIN_OK;
     // Our own pushes that went without a bell reach a peer that may sleep.
-    for (uint32_t peer = 0; peer < out_.size(); ++peer)
-        if (out_[peer].unannounced) {
-            out_[peer].unannounced = false;
-            announce(peer);
-        }
+    for (uint32_t peer = 0; peer < out_.size(); ++peer) announce_unannounced(peer);
     // A parked ring's memory may be gone: it is neither told nor read.
     for (watched_ring &w : watched_) {
         if (from_[w.peer].parked()) continue;
@@ -52,6 +48,12 @@ void shm_plugin::disarm() {
 void shm_plugin::announce(uint32_t peer) {
     bells_[peer].ring(me_);
     if (bells_[peer].take_sleeper()) wake_.wake(peer);
+}
+
+void shm_plugin::announce_unannounced(uint32_t peer) {
+    if (!out_[peer].unannounced) return;
+    out_[peer].unannounced = false;
+    announce(peer);
 }
 
 }  // namespace ccs::shm

@@ -30,8 +30,6 @@ public:
 
     // After the wire-up. "" or why sleeps fall back to slices (logged once).
     std::string set_up(const std::vector<transport *> &transports);
-    // Whether every transport can wake a sleep.
-    bool complete() const { return complete_; }
 
     // Arms every transport, then sleeps up to `timeout` until a transport
     // or wake() signals. False, without sleeping, when a transport had
