@@ -8,6 +8,8 @@
 //   am_latency_datadesc/<bytes>: am_latency with the ping's payload packed
 //                         from 8-byte pieces 16 bytes apart (a datadesc):
 //                         against am_latency/<bytes>, what the pack costs
+#include "must.hpp"
+
 #include <ccs/ccs.h>
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
@@ -44,12 +46,6 @@ void on_stream(const ccs_am_message_t *m, void *) {
 }
 void on_ack(const ccs_am_message_t *, void *) { g.acks = g.acks + 1; }
 void on_stop(const ccs_am_message_t *, void *) { g.stopping = true; }
-
-void must(ccs_status_t st, const char *what) {
-    if (st == CCS_OK) return;
-    std::fprintf(stderr, "%s: %s: %s\n", what, ccs_strerror(st), ccs_last_error());
-    std::exit(1);
-}
 
 // Ping-pongs, each ping sent by send_ping(); counter one_way.
 template <class SendPing>

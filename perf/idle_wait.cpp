@@ -3,6 +3,8 @@
 // ccs_wait_until for a flag rank 0 puts, and print the CPU time they used
 // against the wall time of each wait.
 //   ccsrun -n <N> build/bin/ccs_perf_idle_wait [seconds]
+#include "must.hpp"
+
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
 
@@ -21,11 +23,6 @@ double cpu_seconds() {
 }
 double wall_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-void must(ccs_status_t st, const char *what) {
-    if (st == CCS_OK) return;
-    std::fprintf(stderr, "%s: %s: %s\n", what, ccs_strerror(st), ccs_last_error());
-    std::exit(1);
 }
 
 }  // namespace

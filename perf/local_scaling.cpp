@@ -14,6 +14,8 @@
 //   /dev/shm at the same time would count too.
 // devshm_idle_bytes: the same, 8 s later, every process still polling
 //   (the sleepers every 20 ms): what stays once rings fall idle.
+#include "must.hpp"
+
 #include <ccs/ccs.h>
 
 #include <algorithm>
@@ -39,12 +41,6 @@ void on_ping(const ccs_am_message_t *m, void *) {
 void on_pong(const ccs_am_message_t *, void *) { g_pongs = g_pongs + 1; }
 void on_stop(const ccs_am_message_t *, void *) { g_stopping = true; }
 void on_asleep(const ccs_am_message_t *, void *) { g_asleep = g_asleep + 1; }
-
-void must(ccs_status_t st, const char *what) {
-    if (st == CCS_OK) return;
-    std::fprintf(stderr, "%s: %s: %s\n", what, ccs_strerror(st), ccs_last_error());
-    std::exit(1);
-}
 
 uint64_t devshm_used() {
     struct statvfs s {};

@@ -41,6 +41,8 @@
 // loads and stores), as ucx_perftest allocates its buffers; the *_cma
 // variants use heap memory registered with ccs_mem_register instead
 // (cross-memory attach, a system call per operation).
+#include "must.hpp"
+
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
 #include <ccs/datadesc.h>
@@ -115,12 +117,6 @@ std::atomic_ref<uint64_t> plain_cell(int i) { return std::atomic_ref<uint64_t>(g
 // no responder watches (put_issue, progress_idle); data from offset 4096.
 uint64_t &cell_word(const window &w, int i) { return reinterpret_cast<uint64_t *>(w.memory)[i]; }
 std::atomic_ref<uint64_t> cell(const window &w, int i) { return std::atomic_ref<uint64_t>(cell_word(w, i)); }
-
-void must(ccs_status_t st, const char *what) {
-    if (st == CCS_OK) return;
-    std::fprintf(stderr, "%s: %s: %s\n", what, ccs_strerror(st), ccs_last_error());
-    std::exit(1);
-}
 
 // Ends a run of a benchmark whose pings are puts to offset `at` of the
 // peer's window w: the responder goes back to watching every cell.

@@ -5,6 +5,8 @@
 // for one acknowledgement per window; rank 1's threads make progress (a
 // handler acknowledges on its context). Prints messages per second over
 // all threads of rank 0.
+#include "must.hpp"
+
 #include <ccs/ccs.h>
 
 #include <atomic>
@@ -36,12 +38,6 @@ void on_stream(const ccs_am_message_t *m, void *arg) {
 }
 void on_ack(const ccs_am_message_t *, void *arg) { static_cast<lane *>(arg)->acks.fetch_add(1); }
 void on_stop(const ccs_am_message_t *, void *) { g_stops.fetch_add(1); }
-
-void must(ccs_status_t st, const char *what) {
-    if (st == CCS_OK) return;
-    std::fprintf(stderr, "%s: %s: %s\n", what, ccs_strerror(st), ccs_last_error());
-    std::exit(1);
-}
 
 }  // namespace
 
