@@ -88,10 +88,10 @@ ccs_status_t ccs_am_handler_register(ccs_context_t handle, uint16_t handler_id, 
     if ((st = check_handler_id("ccs_am_handler_register", handler_id)) != CCS_OK) return st;
     if (!handler) return fail(CCS_ERR_INVALID_ARG, "ccs_am_handler_register: handler is NULL");
     auto &slot = ctx->handler(handler_id);
-    if (slot.fn)
+    if (slot.used())
         return fail(CCS_ERR_HANDLER_IN_USE, "ccs_am_handler_register: id " + std::to_string(handler_id) +
                                                 " is already registered in context '" + ctx->name() + "'");
-    slot = {handler, arg};
+    slot = {handler, arg, nullptr};
     return CCS_OK;
 }
 
@@ -103,7 +103,7 @@ ccs_status_t ccs_am_handler_deregister(ccs_context_t handle, uint16_t handler_id
     context *ctx = lookup(*rt, handle, st, "ccs_am_handler_deregister");
     if (!ctx) return st;
     if ((st = check_handler_id("ccs_am_handler_deregister", handler_id)) != CCS_OK) return st;
-    if (!ctx->handler(handler_id).fn)
+    if (!ctx->handler(handler_id).used())
         return fail(CCS_ERR_UNKNOWN_HANDLER,
                     "ccs_am_handler_deregister: no handler registered under id " + std::to_string(handler_id));
     ctx->handler(handler_id) = {};

@@ -49,6 +49,7 @@ constexpr std::array<status_text, CCS_STATUS_COUNT_> status_texts{{
     {CCS_ERR_INVALID_KEY, "CCS_ERR_INVALID_KEY: remote key malformed, released or for another process"},
     {CCS_ERR_NO_RESOURCES, "CCS_ERR_NO_RESOURCES: registration limit reached and nothing left to evict"},
     {CCS_ERR_INVALID_TEAM, "CCS_ERR_INVALID_TEAM: team never created, destroyed, or of a destroyed context"},
+    {CCS_ERR_REFUSED, "CCS_ERR_REFUSED: the target refused the message, or could not take it where it accepted it"},
 }};
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "core/am/reorder_buffer.hpp"
 #include "util/byte_pool.hpp"
 
+#include <ccs/am_large.h>
 #include <ccs/ccs.h>
 
 #include <array>
@@ -21,6 +22,7 @@ struct stored_message {
     uint16_t context = 0;
     uint16_t handler = 0;
     uint8_t nargs = 0;
+    bool large = false;  // a large message's header (am_large.h)
     std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
     byte_buffer payload;
 };
@@ -37,9 +39,12 @@ public:
     bool handlers_on_progress_thread() const { return on_progress_thread_; }
     ccs_context_t handle() const { return ccs_context_t{id_}; }
 
+    // An ordinary handler or a header handler (am_large.h), never both.
     struct handler_slot {
         ccs_am_handler_fn fn = nullptr;
         void *arg = nullptr;
+        ccs_am_header_fn header_fn = nullptr;
+        bool used() const { return fn || header_fn; }
     };
     handler_slot &handler(uint16_t id) { return handlers_[id]; }
 

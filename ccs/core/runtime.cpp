@@ -111,6 +111,7 @@ ccs_status_t runtime::read_settings(settings &out) {
     log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
+        !param_size("CCS_AM_EAGER_LIMIT", "bytes", SIZE_MAX, out.eager_limit, error) ||
         !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
         !wait_gap_param(out.wait_gap, error) ||
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
@@ -198,7 +199,13 @@ ccs_status_t runtime::install_subsystems() {
     rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, near, atomics, rank_, wired_.secret,
                                         settings_.rma_emulate, settings_.rma_layout_piece);
     if ((st = rma_->install(*internal_handlers_, [this] { wait_pass(); })) != CCS_OK) return st;
-    am_->set_peer_failed_hook([this](int peer) { rma_->peer_failed(peer); });
+    large_ = std::make_unique<large_am>(contexts_, *am_, *rma_, *memory_, rank_, settings_.eager_limit);
+    if ((st = large_->install(*internal_handlers_)) != CCS_OK) return st;
+    am_->set_header_sink(large_.get());
+    am_->set_peer_failed_hook([this](int peer) {
+        rma_->peer_failed(peer);
+        large_->peer_failed(peer);
+    });
     teams_ = std::make_unique<coll::team_table>(*coll_, rank_, size_, [this] { wait_pass(); },
                                                 coll::team_table::node_memory{*memory_, *rma_, wired_.node_of_rank,
                                                                               settings_.coll_cross_memory});
@@ -207,8 +214,12 @@ ccs_status_t runtime::install_subsystems() {
 
 void runtime::stop() {
     // Registrations are undone through the transports, so before them.
-    if (am_) am_->set_peer_failed_hook(nullptr);
+    if (am_) {
+        am_->set_peer_failed_hook(nullptr);
+        am_->set_header_sink(nullptr);
+    }
     teams_.reset();  // its node memory came from the registry and keys
+    large_.reset();  // its registrations and keys go back first
     rma_.reset();
     memory_.reset();
     // Transports go next: their finalize may still deliver into the engine
@@ -315,7 +326,7 @@ ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const c
                                                       std::to_string(h.id) + " is out of range");
         else if (!h.handler)
             local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: handlers[" + std::to_string(i) + "].handler is NULL");
-        else if (ctx->handler(h.id).fn)
+        else if (ctx->handler(h.id).used())
             local = fail(CCS_ERR_HANDLER_IN_USE,
                          "ccs_context_create: handler id " + std::to_string(h.id) + " appears twice");
         else
@@ -352,6 +363,7 @@ ccs_status_t runtime::context_destroy(context &ctx) {
     rma_->context_destroyed(ctx.id());
     am_->run_completions();
     am_->context_destroyed(ctx.id());
+    large_->context_destroyed(ctx.id());
     teams_->context_destroyed(ctx.id());
     contexts_.destroy(ctx.id());
     return CCS_OK;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/am/am_engine.hpp"
+#include "core/am/large_am.hpp"
 #include "core/coll/allgather.hpp"
 #include "core/coll/barrier.hpp"
 #include "core/coll/coll_engine.hpp"
@@ -53,6 +54,7 @@ public:
     context_table &contexts() { return contexts_; }
     am_engine &am() { return *am_; }
     rma_engine &rma() { return *rma_; }
+    large_am &large() { return *large_; }
     memory_registry &memory() { return *memory_; }
     symmetric_blocks &symmetric() { return symmetric_; }
     coll::team_table &teams() { return *teams_; }
@@ -170,6 +172,7 @@ private:
     struct settings {
         size_t queue_limit = 0;                       // CCS_AM_QUEUE_LIMIT
         size_t buffer_cache = 0;                      // CCS_AM_BUFFER_CACHE
+        size_t eager_limit = 0;                       // CCS_AM_EAGER_LIMIT
         size_t max_unused = 0;                        // CCS_RCACHE_MAX_UNUSED
         std::chrono::nanoseconds wait_gap{0};         // CCS_WAIT_GAP_NS
         bool rma_emulate = false;                     // CCS_RMA_EMULATE
@@ -212,6 +215,7 @@ private:
     std::unique_ptr<coll::team_table> teams_;
     symmetric_blocks symmetric_;
     std::unique_ptr<rma_engine> rma_;
+    std::unique_ptr<large_am> large_;
     wireup_result wired_;
     backoff backoff_;
     poll_gap wait_gap_;  // CCS_WAIT_GAP_NS

@@ -88,6 +88,9 @@ void param_declare_core() {
              "bytes of copied AM data waiting for the transport before ccs_am_send makes progress itself");
     remember("CCS_AM_BUFFER_CACHE", "16M",
              "bytes of freed AM buffers (queued copies, reassembled messages) kept for reuse instead of returned to malloc");
+    remember("CCS_AM_EAGER_LIMIT", "16K",
+             "large-message payloads up to this size travel with the header and are copied on accept; "
+             "larger ones are read from the sender's memory");
     remember("CCS_RCACHE_MAX_UNUSED", "256M",
              "registered bytes no handle uses that the registration cache keeps before deregistering, LRU first");
     remember("CCS_RMA_EMULATE", "0", "1: carry every put and get in active messages, even where a plugin has native RMA");

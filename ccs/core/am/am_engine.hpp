@@ -39,6 +39,18 @@ struct am_stats {
     uint64_t abandoned = 0;         // refused after part of it went; the target drops that part
 };
 
+// Takes the messages that a header handler decides on (core/am/large_am.hpp):
+// large messages' headers, and ordinary messages sent to a header handler.
+class header_sink {
+public:
+    // `large`: the payload starts with a large message's header.
+    virtual void on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
+                           const uint8_t *payload, size_t length, bool large) = 0;
+
+protected:
+    ~header_sink() = default;
+};
+
 class am_engine final : public packet_sink {
 public:
     // `buffer_cache`: bytes of freed message buffers kept for reuse.
@@ -61,8 +73,11 @@ public:
         size_t head_length = 0;
     };
 
+    // `flags`: wire flags the message carries besides the engine's own
+    // (wire::large).
     ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args,
-                      size_t nargs, const payload_source &data, const ccs_completion_t *completion);
+                      size_t nargs, const payload_source &data, const ccs_completion_t *completion,
+                      uint8_t flags = 0);
     ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args,
                       size_t nargs, const void *bytes, size_t length,
                       const ccs_completion_t *completion) {
@@ -77,6 +92,7 @@ public:
     void send_complete(uint64_t token, ccs_plugin_status_t status) override;
     // Also told when a peer fails (the RMA engine fails what it waits for).
     void set_peer_failed_hook(std::function<void(int)> hook) { on_peer_failed_ = std::move(hook); }
+    void set_header_sink(header_sink *sink) { header_sink_ = sink; }
     bool peer_has_failed(int peer) const { return peers_[static_cast<size_t>(peer)].failed; }
     // The first failure seen, for calls that need every peer (barrier).
     bool any_peer_failed() const { return !failure_.empty(); }
@@ -116,6 +132,14 @@ public:
         }
         complete(c, notes_);
     }
+
+    // Counts and logs a packet from `source` that breaks the wire format.
+    void drop_malformed(int source, const char *why);
+    // Completes `c` in the next progress, with the engine's handler depth
+    // raised (for work that finishes outside a handler or callback).
+    void add_completion(pending_completion &&c) { completions_.push_back(std::move(c)); }
+    // The largest packet the route to `peer` takes; 0 for this process.
+    size_t packet_limit(int peer) const { return peers_[static_cast<size_t>(peer)].max_packet; }
 
     bool over_queue_limit() const { return stats_.queue_bytes > queue_limit_; }
     bool sends_pending() const {
@@ -180,7 +204,7 @@ private:
 
     // The steps of send() (am_send.cpp).
     ccs_status_t send_to_self(context &ctx, uint16_t handler, const uint64_t *args, size_t nargs,
-                              const payload_source &data, const ccs_completion_t *completion);
+                              const payload_source &data, const ccs_completion_t *completion, bool large);
     // Packets of `o` until done or the transport pushes back, then the
     // rest queued (copied from `data` where the caller may not keep it).
     ccs_status_t send_or_queue(int target, peer_state &p, outgoing &&o, const payload_source &data);
@@ -222,19 +246,18 @@ private:
                     const uint8_t *payload, size_t length, byte_buffer *owned = nullptr);
     // Runs the handler, or defers the message (set_deferring).
     void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                  const void *payload, size_t length);
+                  const void *payload, size_t length, bool large);
     // Completes (or defers) every completion in `list`, which callbacks
     // may add to meanwhile; how many there were.
     int complete_all(std::vector<pending_completion> &list);
     void dispatch_now(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                      const void *payload, size_t length);
+                      const void *payload, size_t length, bool large);
     // The whole payload as contiguous bytes (packed if it has a layout).
     byte_buffer copy_payload(const payload_source &data);
     // Bytes [offset, offset + length) of a payload with a layout (its head,
     // then the packed elements) into `to`.
     static void pack_payload(const dd::program &layout, int64_t count, const uint8_t *data, const uint8_t *head,
                              size_t head_length, size_t offset, uint8_t *to, size_t length);
-    void drop_malformed(int source, const char *why);
     void drop_abandoned(int source, context &ctx, const wire::header &h, const wire::fragment_header &f);
     // Delivers the messages of `source` that waited for the one just
     // delivered or skipped.
@@ -264,6 +287,7 @@ private:
     int depth_ = 0;                                  // inside handlers / callbacks
     std::string failure_;                            // first peer failure
     std::function<void(int)> on_peer_failed_;
+    header_sink *header_sink_ = nullptr;
     am_stats stats_;
 };
 

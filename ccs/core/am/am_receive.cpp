@@ -113,19 +113,20 @@ void am_engine::deliver_held(context &ctx, int source) {
     auto &order = ctx.receive_order(source);
     while (auto next = order.next()) {
         dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(),
-                 next->payload.size());
+                 next->payload.size(), next->large);
         buffers_.give_back(std::move(next->payload));
     }
 }
 
 void am_engine::on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
                            const uint8_t *payload, size_t length, byte_buffer *owned) {
+    const bool large = (h.flags & wire::large) != 0;
     if (!(h.flags & wire::sequenced))
-        return dispatch(ctx, source, h.handler, args, h.nargs, payload, length);
+        return dispatch(ctx, source, h.handler, args, h.nargs, payload, length, large);
     auto &order = ctx.receive_order(source);
     switch (order.classify(h.seq)) {
     case reorder_buffer<stored_message>::verdict::deliver:
-        dispatch(ctx, source, h.handler, args, h.nargs, payload, length);
+        dispatch(ctx, source, h.handler, args, h.nargs, payload, length, large);
         if (order.waiting()) deliver_held(ctx, source);
         return;
     case reorder_buffer<stored_message>::verdict::early: {
@@ -133,6 +134,7 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
         m.context = ctx.id();
         m.handler = h.handler;
         m.nargs = h.nargs;
+        m.large = large;
         std::memcpy(m.args.data(), args, h.nargs * sizeof(uint64_t));
         m.payload = owned ? std::move(*owned) : buffers_.copy_of(payload, length);
         order.hold(h.seq, std::move(m));
@@ -145,7 +147,7 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
 }
 
 void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                         const void *payload, size_t length) {
+                         const void *payload, size_t length, bool large) {
     // Behind messages already waiting for the application's thread too,
     // so the context's order holds.
     if ((deferring_ || ctx.deferred > 0) && !ctx.handlers_on_progress_thread()) [[unlikely]] {
@@ -153,6 +155,7 @@ void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint6
         m.context = ctx.id();
         m.handler = handler;
         m.nargs = static_cast<uint8_t>(nargs);
+        m.large = large;
         std::memcpy(m.args.data(), args, nargs * sizeof(uint64_t));
         m.payload = buffers_.copy_of(static_cast<const uint8_t *>(payload), length);
         deferred_bytes_ += length;
@@ -160,7 +163,7 @@ void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint6
         ++ctx.deferred;
         return;
     }
-    dispatch_now(ctx, source, handler, args, nargs, payload, length);
+    dispatch_now(ctx, source, handler, args, nargs, payload, length, large);
 }
 
 int am_engine::run_deferred() {
@@ -178,7 +181,7 @@ int am_engine::run_deferred() {
         } else {
             --ctx->deferred;
             dispatch_now(*ctx, d.source, d.message.handler, d.message.args.data(), d.message.nargs,
-                         d.message.payload.data(), d.message.payload.size());
+                         d.message.payload.data(), d.message.payload.size(), d.message.large);
         }
         buffers_.give_back(std::move(d.message.payload));
     }
@@ -186,9 +189,14 @@ int am_engine::run_deferred() {
 }
 
 void am_engine::dispatch_now(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                             const void *payload, size_t length) {
+                             const void *payload, size_t length, bool large) {
     ++depth_;
-    if (handler >= CCS_AM_MAX_HANDLERS || !ctx.handler(handler).fn) {
+    // A large message's header, and any message to a header handler: the
+    // header sink decides (and answers a large one's sender).
+    if ((large || (handler < CCS_AM_MAX_HANDLERS && ctx.handler(handler).header_fn)) && header_sink_) [[unlikely]] {
+        header_sink_->on_header(ctx, source, handler, args, nargs, static_cast<const uint8_t *>(payload), length,
+                                large);
+    } else if (handler >= CCS_AM_MAX_HANDLERS || !ctx.handler(handler).fn) {
         ++stats_.unknown_handler;
         ctx.report_error(CCS_ERR_UNKNOWN_HANDLER, source,
                          "message from rank " + std::to_string(source) +
@@ -215,7 +223,7 @@ int am_engine::deliver_self() {
             ++stats_.dropped_destroyed_context;
             continue;
         }
-        dispatch(*ctx, rank_, m.handler, m.args.data(), m.nargs, m.payload.data(), m.payload.size());
+        dispatch(*ctx, rank_, m.handler, m.args.data(), m.nargs, m.payload.data(), m.payload.size(), m.large);
         buffers_.give_back(std::move(m.payload));
     }
     return events;

@@ -51,8 +51,9 @@ byte_buffer am_engine::copy_payload(const payload_source &data) {
 // (one large packet read from the caller's memory until it completes),
 // packet by packet with a queue behind when the transport pushes back.
 ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const uint64_t *args,
-                             size_t nargs, const payload_source &data, const ccs_completion_t *completion) {
-    if (target == rank_) return send_to_self(ctx, handler, args, nargs, data, completion);
+                             size_t nargs, const payload_source &data, const ccs_completion_t *completion,
+                             uint8_t flags) {
+    if (target == rank_) return send_to_self(ctx, handler, args, nargs, data, completion, (flags & wire::large) != 0);
     peer_state &p = peers_[static_cast<size_t>(target)];
     if (!p.route) [[unlikely]]
         return fail(CCS_ERR_NO_TRANSPORT, "no transport reaches rank " + std::to_string(target));
@@ -63,6 +64,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     header.context = ctx.id();
     header.handler = handler;
     header.nargs = static_cast<uint8_t>(nargs);
+    header.flags = flags;
     const bool sequenced = ctx.ordered() && p.sequenced;
     if (sequenced) {
         header.flags |= wire::sequenced;
@@ -124,13 +126,14 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
 }
 
 ccs_status_t am_engine::send_to_self(context &ctx, uint16_t handler, const uint64_t *args, size_t nargs,
-                                     const payload_source &data, const ccs_completion_t *completion) {
+                                     const payload_source &data, const ccs_completion_t *completion, bool large) {
     // Delivered from the next ccs_progress, never inline, so a handler
     // never runs inside ccs_am_send.
     stored_message m;
     m.context = ctx.id();
     m.handler = handler;
     m.nargs = static_cast<uint8_t>(nargs);
+    m.large = large;
     std::copy_n(args, nargs, m.args.begin());
     m.payload = copy_payload(data);
     self_queue_.push_back(std::move(m));

@@ -19,6 +19,9 @@ enum flags : uint8_t {
     // say how many bytes went before; the target drops them (once all
     // arrived) and, if sequenced, goes on to the next sequence number.
     abandoned = 1u << 2,
+    // The payload starts with a large message's header (core/am/large_wire.hpp):
+    // the target's header handler decides where the data goes.
+    large = 1u << 3,
 };
 
 struct header {

@@ -326,6 +326,14 @@ ccs_status_t memory_registry::pack_key(ccs_mem_t mem, void *buffer, size_t *leng
     return CCS_OK;
 }
 
+ccs_status_t memory_registry::pack_key(ccs_mem_t mem, std::vector<uint8_t> &out) {
+    const auto it = handles_.find(mem.id);
+    if (it == handles_.end())
+        return fail(CCS_ERR_INVALID_MEMORY, "handle " + std::to_string(mem.id) + " is not registered");
+    out.clear();
+    return pack(it->second, out);
+}
+
 ccs_status_t memory_registry::key_for_range(int requester, uint64_t addr, size_t length, bool expose,
                                             std::vector<uint8_t> &key) {
     uint64_t id = covering(addr, length);

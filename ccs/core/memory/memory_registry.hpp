@@ -58,6 +58,8 @@ public:
     // Whether free_allocation would end `mem`: its refusal, or CCS_OK.
     ccs_status_t check_free(ccs_mem_t mem, bool symmetric) const;
     ccs_status_t pack_key(ccs_mem_t mem, void *buffer, size_t *length);
+    // The same into `out`, resized to the key.
+    ccs_status_t pack_key(ccs_mem_t mem, std::vector<uint8_t> &out);
 
     // The registration covering [addr, addr + length): a handle id, or 0.
     uint64_t covering(uint64_t addr, size_t length) const;

@@ -71,7 +71,8 @@ typedef enum ccs_status {
     CCS_ERR_INVALID_KEY = 31,     /* remote key malformed, released, for another process, or stale */
     CCS_ERR_NO_RESOURCES = 32,    /* a transport's registration limit, nothing left to evict */
     CCS_ERR_INVALID_TEAM = 33,    /* team never created, destroyed, or of a destroyed context */
-    CCS_STATUS_COUNT_ = 34        /* not a status: one past the last        */
+    CCS_ERR_REFUSED = 34,         /* the target refused a large message     */
+    CCS_STATUS_COUNT_ = 35        /* not a status: one past the last        */
 } ccs_status_t;
 
 /* Name and meaning of a status ("CCS_ERR_INVALID_RANK: rank is outside ...").

@@ -1,0 +1,155 @@
+// Large active messages (ccs/am_large.h): the sender announces a payload, the
+// target's header handler decides where it goes, and the target reads it
+// from the sender's memory with the RMA engine (mapped memory or
+// cross-memory attach on one node, the transport's get, or active-message
+// fragments where there is no RMA), then answers so the sender's completion
+// runs. Small payloads travel with the announcement (eager) and are copied
+// on accept.
+//
+// The announcement is an ordinary message of the user's context carrying
+// wire::large, so header handlers keep the context's order with its other
+// messages. The answer travels on the core's internal context.
+#pragma once
+
+#include "core/am/am_engine.hpp"
+#include "core/am/large_wire.hpp"
+#include "core/context.hpp"
+#include "core/internal_handlers.hpp"
+#include "core/memory/memory_registry.hpp"
+#include "core/rma/rma_engine.hpp"
+
+#include <ccs/am_large.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ccs {
+
+struct large_am_stats {
+    uint64_t sent = 0;       // large messages sent
+    uint64_t sent_eager = 0; // of those, with their payload
+    uint64_t received = 0;   // header handlers run
+    uint64_t fetched = 0;    // accepted payloads read from the sender
+    uint64_t deferred = 0;   // header handlers that left the decision for later
+    uint64_t refused = 0;    // refused, or a failed accept
+};
+
+class large_am final : public header_sink {
+public:
+    // eager_limit: CCS_AM_EAGER_LIMIT, payloads that travel with the header
+    // (where the route's packet holds them too).
+    large_am(context_table &contexts, am_engine &am, rma_engine &rma, memory_registry &memory, int rank,
+             size_t eager_limit);
+    ~large_am();
+    large_am(const large_am &) = delete;
+    large_am &operator=(const large_am &) = delete;
+
+    // Its answer handler on the internal context.
+    ccs_status_t install(internal_handlers &handlers);
+
+    // What ccs_am_send_large sends: `size` bytes at `base`, or `count`
+    // elements of `dd` placed at `base` (dd null: contiguous). Checked by
+    // the caller.
+    struct sender_payload {
+        const uint8_t *base = nullptr;
+        size_t size = 0;
+        const ccs_datadesc_s *dd = nullptr;
+        int64_t count = 0;
+    };
+    ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                      const sender_payload &data, const ccs_completion_t &completion);
+
+    // Where an accepted payload goes: `length` bytes at `base`, or `count`
+    // elements of `dd` there.
+    struct destination {
+        uint8_t *base = nullptr;
+        size_t length = 0;
+        const ccs_datadesc_s *dd = nullptr;
+        int64_t count = 0;
+    };
+    ccs_status_t accept(const char *call, uint64_t token, const destination &to, const ccs_completion_t *completion);
+    ccs_status_t refuse(uint64_t token);
+
+    // header_sink: runs the header handler.
+    void on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
+                   const uint8_t *payload, size_t length, bool large) override;
+
+    // Undecided messages of the context: their senders hear CCS_ERR_CANCELED.
+    void context_destroyed(uint16_t ctx);
+    // Sends to the peer complete with CCS_ERR_PEER_FAILED.
+    void peer_failed(int peer);
+
+    const large_am_stats &stats() const { return stats_; }
+    // Messages whose header handler ran and that are not decided yet.
+    size_t undecided() const { return waiting_.size(); }
+
+private:
+    // A sent message, until the target answers.
+    struct sending {
+        int target = -1;
+        uint16_t ctx = 0;
+        ccs_completion_t completion{};
+        ccs_mem_t mem{0};  // fetch: the payload's registration
+    };
+    // A message whose header handler ran, until accepted or refused.
+    struct incoming {
+        uint16_t ctx = 0;
+        int source = -1;
+        uint64_t op = 0;  // 0: an ordinary message, no one to answer
+        uint64_t size = 0;
+        bool eager = false;
+        const uint8_t *data = nullptr;  // eager: the payload, in the packet or `kept`
+        std::vector<uint8_t> kept;      // eager, deferred: the payload copied
+        uint64_t address = 0;
+        int64_t count = 0;
+        std::vector<uint8_t> key, layout;
+    };
+    // An accepted payload on its way from the sender.
+    struct transfer {
+        large_am *self = nullptr;
+        uint64_t id = 0;
+        uint16_t ctx = 0;
+        int source = -1;
+        uint64_t op = 0;
+        ccs_rkey_t key{};
+        ccs_completion_t completion{};
+        std::unique_ptr<ccs_datadesc_s> remote_dd;  // the sender's layout, while the engine reads it
+    };
+
+    size_t eager_limit_to(int target, size_t nargs) const;
+    ccs_status_t send_eager(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                            const sender_payload &data, wire::large_header &h);
+    ccs_status_t send_fetch(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                            const sender_payload &data, wire::large_header &h, ccs_mem_t &mem);
+    static void on_answer(const ccs_am_message_t *m, void *self);
+    // Tells the sender of `op` how its message ended (nothing for op 0).
+    void answer(int to, uint64_t op, ccs_status_t status, const std::string &detail);
+    // A message that cannot be taken as accepted: both ends hear why.
+    ccs_status_t fail_message(incoming &in, ccs_status_t here, const std::string &detail);
+    ccs_status_t accept_eager(incoming &in, const destination &to, const ccs_completion_t *completion);
+    ccs_status_t accept_fetch(const char *call, incoming &in, const destination &to,
+                              const ccs_completion_t *completion);
+    static void on_fetched(ccs_status_t status, void *arg);
+    std::string who() const { return "rank " + std::to_string(rank_); }
+
+    context_table &contexts_;
+    am_engine &am_;
+    rma_engine &rma_;
+    memory_registry &memory_;
+    int rank_;
+    size_t eager_limit_;
+    uint16_t answer_handler_ = 0;
+    uint64_t next_op_ = 1;
+    uint64_t next_token_ = 1;
+    uint64_t next_transfer_ = 1;
+    std::unordered_map<uint64_t, sending> sending_;
+    std::unordered_map<uint64_t, incoming> waiting_;  // by token
+    std::unordered_map<uint64_t, std::unique_ptr<transfer>> transfers_;
+    large_am_stats stats_;
+};
+
+}  // namespace ccs

@@ -1,0 +1,201 @@
+// Receiving a large message: the header handler runs, then accept copies an
+// eager payload or has the RMA engine read it from the sender, refuse
+// answers at once, and a message neither decided waits under its token.
+#include "core/am/large_am.hpp"
+
+#include "datadesc/copy_kernels.hpp"
+#include "datadesc/layout_wire.hpp"
+#include "util/completion.hpp"
+#include "util/error.hpp"
+#include "util/log.hpp"
+
+#include <cstring>
+
+namespace ccs {
+
+void large_am::on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
+                         const uint8_t *payload, size_t length, bool large) {
+    incoming in;
+    in.ctx = ctx.id();
+    in.source = source;
+    in.eager = true;
+    in.size = length;
+    in.data = payload;
+    if (large) {
+        wire::large_view v;
+        std::string why;
+        if (!wire::read_large(payload, length, v, why)) {
+            am_.drop_malformed(source, ("large message: " + why).c_str());
+            return;
+        }
+        in.op = v.header.op;
+        in.size = v.header.size;
+        in.eager = v.header.mode == static_cast<uint8_t>(wire::large_mode::eager);
+        in.data = v.data;
+        if (!in.eager) {
+            in.address = v.header.address;
+            in.count = v.header.count;
+            in.key.assign(v.key, v.key + v.header.key_length);
+            if (v.layout) in.layout.assign(v.layout, v.layout + v.header.layout_length);
+        }
+    }
+    const context::handler_slot slot = handler < CCS_AM_MAX_HANDLERS ? ctx.handler(handler) : context::handler_slot{};
+    if (!slot.header_fn) {  // a large message to an ordinary handler, or to none
+        const std::string what = "no header handler under id " + std::to_string(handler) + " in context '" +
+                                 ctx.name() + "' on rank " + std::to_string(rank_);
+        ctx.report_error(CCS_ERR_UNKNOWN_HANDLER, source,
+                         "large message from rank " + std::to_string(source) + " dropped: " + what);
+        answer(source, in.op, CCS_ERR_UNKNOWN_HANDLER, what);
+        return;
+    }
+    const uint64_t token = next_token_++;
+    ++stats_.received;
+    const uint64_t size = in.size;
+    const uint8_t *eager_data = in.eager ? in.data : nullptr;
+    waiting_.emplace(token, std::move(in));
+    const ccs_am_header_t h{ctx.handle(), source, handler, nargs, args, size, eager_data, {token}};
+    slot.header_fn(&h, slot.arg);
+    const auto it = waiting_.find(token);
+    if (it == waiting_.end()) return;  // decided in the handler
+    ++stats_.deferred;
+    incoming &later = it->second;
+    if (later.eager && later.size > 0) {  // the packet goes away
+        later.kept.assign(later.data, later.data + later.size);
+        later.data = later.kept.data();
+    }
+}
+
+ccs_status_t large_am::accept(const char *call, uint64_t token, const destination &to,
+                              const ccs_completion_t *completion) {
+    const auto it = waiting_.find(token);
+    if (it == waiting_.end())
+        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": token " + std::to_string(token) +
+                                             " names no undecided message (accepted or refused already, never "
+                                             "handed out, or its context was destroyed)");
+    incoming in = std::move(it->second);
+    waiting_.erase(it);
+    const std::string prefix = std::string(call) + ": ";
+    if (to.dd) {
+        int64_t bytes = 0;
+        if (__builtin_mul_overflow(to.count, to.dd->size, &bytes) || static_cast<uint64_t>(bytes) != in.size)
+            return fail_message(in, CCS_ERR_INVALID_ARG,
+                                prefix + "the destination's datadesc holds " +
+                                    (bytes < 0 ? std::string("too many") : std::to_string(bytes)) +
+                                    " bytes, the message carries " + std::to_string(in.size));
+    } else if (to.length < in.size) {
+        return fail_message(in, CCS_ERR_INVALID_ARG,
+                            prefix + "the destination of " + std::to_string(to.length) +
+                                " bytes is smaller than the message's " + std::to_string(in.size));
+    }
+    if (am_.peer_has_failed(in.source))
+        return fail(CCS_ERR_PEER_FAILED, prefix + "rank " + std::to_string(in.source) + ", the sender, has failed");
+    return in.eager ? accept_eager(in, to, completion) : accept_fetch(call, in, to, completion);
+}
+
+ccs_status_t large_am::accept_eager(incoming &in, const destination &to, const ccs_completion_t *completion) {
+    if (in.size > 0) {
+        if (to.dd)
+            dd::transfer<dd::direction::unpack>(*to.dd->compiled, to.count, to.base, 0, const_cast<uint8_t *>(in.data),
+                                                static_cast<int64_t>(in.size));
+        else
+            std::memcpy(to.base, in.data, in.size);
+    }
+    if (wants_completion(completion)) am_.add_completion({*completion, CCS_OK, {}, in.ctx});
+    answer(in.source, in.op, CCS_OK, {});
+    return CCS_OK;
+}
+
+ccs_status_t large_am::accept_fetch(const char *call, incoming &in, const destination &to,
+                                    const ccs_completion_t *completion) {
+    const std::string from = std::string(call) + ": reading the payload from rank " + std::to_string(in.source);
+    auto t = std::make_unique<transfer>();
+    ccs_status_t st = rma_.unpack_key(in.source, in.key.data(), in.key.size(), t->key);
+    if (st != CCS_OK) return fail_message(in, st, from + ": " + ccs_last_error());
+    if (!in.layout.empty()) {
+        t->remote_dd = std::make_unique<ccs_datadesc_s>();
+        int64_t bytes = 0;
+        st = dd::layout_from_bytes(in.layout.data(), in.layout.size(), *t->remote_dd);
+        if (st == CCS_OK && (__builtin_mul_overflow(in.count, t->remote_dd->size, &bytes) ||
+                             static_cast<uint64_t>(bytes) != in.size))
+            st = fail(CCS_ERR_INVALID_ARG, "the sender's layout does not hold the message's size");
+        if (st != CCS_OK) {
+            rma_.release_key(t->key);
+            return fail_message(in, st, from + ": " + ccs_last_error());
+        }
+    }
+    t->self = this;
+    t->id = next_transfer_++;
+    t->ctx = in.ctx;
+    t->source = in.source;
+    t->op = in.op;
+    if (wants_completion(completion)) t->completion = *completion;
+    // The engine walks both sides as layouts when either is one.
+    const bool layouts = to.dd || t->remote_dd;
+    const auto size = static_cast<size_t>(in.size);
+    const auto bytes = static_cast<int64_t>(in.size);
+    rma_request q;
+    q.kind = rma_kind::get;
+    q.target = in.source;
+    q.local = {reinterpret_cast<uintptr_t>(to.base), size, to.dd ? to.dd : (layouts ? &ccs_datadesc_byte_ : nullptr),
+               to.dd ? to.count : (layouts ? bytes : 0)};
+    q.remote = {in.address, size, t->remote_dd ? t->remote_dd.get() : (layouts ? &ccs_datadesc_byte_ : nullptr),
+                t->remote_dd ? in.count : (layouts ? bytes : 0)};
+    q.key = t->key;
+    const ccs_completion_t done{&large_am::on_fetched, t.get(), nullptr};
+    q.completion = &done;
+    transfer &kept = *t;
+    transfers_.emplace(kept.id, std::move(t));
+    st = rma_.start(*contexts_.by_id(in.ctx), q);
+    if (st != CCS_OK) {
+        const std::string why = ccs_last_error();
+        rma_.release_key(kept.key);
+        transfers_.erase(kept.id);
+        return fail_message(in, st, from + ": " + why);
+    }
+    ++stats_.fetched;
+    return CCS_OK;
+}
+
+void large_am::on_fetched(ccs_status_t status, void *arg) {
+    auto *t = static_cast<transfer *>(arg);
+    large_am &self = *t->self;
+    const std::string detail =
+        status == CCS_OK ? std::string() : "reading the payload from rank " + std::to_string(t->source) + ": " + ccs_last_error();
+    self.rma_.release_key(t->key);
+    self.answer(t->source, t->op, status, self.who() + ": " + detail);
+    self.am_.complete_or_defer({t->completion, status, detail, t->ctx});
+    self.transfers_.erase(t->id);
+}
+
+ccs_status_t large_am::refuse(uint64_t token) {
+    const auto it = waiting_.find(token);
+    if (it == waiting_.end())
+        return fail(CCS_ERR_INVALID_ARG, "ccs_am_refuse: token " + std::to_string(token) +
+                                             " names no undecided message (accepted or refused already, never "
+                                             "handed out, or its context was destroyed)");
+    const incoming in = std::move(it->second);
+    waiting_.erase(it);
+    ++stats_.refused;
+    answer(in.source, in.op, CCS_ERR_REFUSED, who() + "'s header handler refused it");
+    return CCS_OK;
+}
+
+ccs_status_t large_am::fail_message(incoming &in, ccs_status_t here, const std::string &detail) {
+    ++stats_.refused;
+    answer(in.source, in.op, CCS_ERR_REFUSED, who() + " could not take it: " + detail);
+    return fail(here, detail);
+}
+
+void large_am::context_destroyed(uint16_t ctx) {
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+        if (it->second.ctx != ctx) {
+            ++it;
+            continue;
+        }
+        answer(it->second.source, it->second.op, CCS_ERR_CANCELED,
+               who() + " destroyed the context before it accepted or refused the message");
+        it = waiting_.erase(it);
+    }
+}
+
+}  // namespace ccs

@@ -1,0 +1,142 @@
+// Sending a large message: the payload with the header where it is small
+// (eager), else the payload registered and its key and layout announced
+// (fetch); the operation kept until the target answers.
+#include "core/am/large_am.hpp"
+
+#include "datadesc/layout_wire.hpp"
+#include "util/completion.hpp"
+#include "util/error.hpp"
+
+#include <cstring>
+
+namespace ccs {
+
+large_am::large_am(context_table &contexts, am_engine &am, rma_engine &rma, memory_registry &memory, int rank,
+                   size_t eager_limit)
+    : contexts_(contexts), am_(am), rma_(rma), memory_(memory), rank_(rank), eager_limit_(eager_limit) {}
+
+large_am::~large_am() {
+    for (auto &kv : sending_)
+        if (kv.second.mem.id) memory_.deregister(kv.second.mem);
+    for (auto &kv : transfers_) rma_.release_key(kv.second->key);
+}
+
+ccs_status_t large_am::install(internal_handlers &handlers) {
+    const ccs_status_t st = handlers.reserve("large messages", 1, answer_handler_);
+    if (st == CCS_OK) handlers.set(answer_handler_, &large_am::on_answer, this);
+    return st;
+}
+
+// Eager only where the whole message fits one packet of the route, so the
+// payload is never fragmented and reassembled on top of being copied.
+size_t large_am::eager_limit_to(int target, size_t nargs) const {
+    const size_t packet = am_.packet_limit(target);
+    if (packet == 0) return eager_limit_;  // to self
+    const size_t head = sizeof(wire::header) + nargs * sizeof(uint64_t) + sizeof(wire::large_header);
+    return packet > head ? std::min(eager_limit_, packet - head) : 0;
+}
+
+ccs_status_t large_am::send(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                            const sender_payload &data, const ccs_completion_t &completion) {
+    wire::large_header h{};
+    h.op = next_op_++;
+    h.size = data.size;
+    ccs_mem_t mem{0};
+    const bool eager = data.size <= eager_limit_to(target, nargs);
+    const ccs_status_t st = eager ? send_eager(ctx, target, handler, args, nargs, data, h)
+                                  : send_fetch(ctx, target, handler, args, nargs, data, h, mem);
+    if (st != CCS_OK) {
+        if (mem.id) memory_.deregister(mem);
+        return st;
+    }
+    sending_[h.op] = sending{target, ctx.id(), completion, mem};
+    ++stats_.sent;
+    if (eager) ++stats_.sent_eager;
+    return CCS_OK;
+}
+
+ccs_status_t large_am::send_eager(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                                  const sender_payload &data, wire::large_header &h) {
+    h.mode = static_cast<uint8_t>(wire::large_mode::eager);
+    // Without a completion: the engine copies what has to wait, so the
+    // header may live on this stack.
+    am_engine::payload_source out;
+    std::vector<uint8_t> joined;
+    if (data.dd) {
+        out = {data.base, sizeof h + data.size, data.dd->compiled, data.count,
+               reinterpret_cast<const uint8_t *>(&h), sizeof h};
+    } else {
+        joined.resize(sizeof h + data.size);
+        std::memcpy(joined.data(), &h, sizeof h);
+        if (data.size) std::memcpy(joined.data() + sizeof h, data.base, data.size);
+        out = {joined.data(), joined.size(), nullptr, 0};
+    }
+    return am_.send(ctx, target, handler, args, nargs, out, nullptr, wire::large);
+}
+
+ccs_status_t large_am::send_fetch(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                                  const sender_payload &data, wire::large_header &h, ccs_mem_t &mem) {
+    h.mode = static_cast<uint8_t>(wire::large_mode::fetch);
+    h.address = reinterpret_cast<uintptr_t>(data.base);
+    // The memory the target reads: the payload, or the hull of its layout.
+    uint64_t first = h.address, span = data.size;
+    std::vector<uint8_t> layout;
+    if (data.dd) {
+        if (place_layout(*data.dd, data.count, h.address, first, span) != layout_fit::fits)
+            return fail(CCS_ERR_OUT_OF_RANGE, "the payload's layout reaches beyond the address space");
+        dd::layout_to_bytes(*data.dd, layout);
+        h.count = data.count;
+        h.layout_length = static_cast<uint32_t>(layout.size());
+    }
+    ccs_status_t st = memory_.register_memory(reinterpret_cast<void *>(static_cast<uintptr_t>(first)), span, mem);
+    std::vector<uint8_t> key;
+    if (st != CCS_OK || (st = memory_.pack_key(mem, key)) != CCS_OK) return st;
+    h.key_length = static_cast<uint16_t>(key.size());
+    std::vector<uint8_t> packet(sizeof h + key.size() + layout.size());
+    std::memcpy(packet.data(), &h, sizeof h);
+    std::memcpy(packet.data() + sizeof h, key.data(), key.size());
+    if (!layout.empty()) std::memcpy(packet.data() + sizeof h + key.size(), layout.data(), layout.size());
+    const am_engine::payload_source out{packet.data(), packet.size(), nullptr, 0};
+    return am_.send(ctx, target, handler, args, nargs, out, nullptr, wire::large);
+}
+
+void large_am::on_answer(const ccs_am_message_t *m, void *arg) {
+    auto &self = *static_cast<large_am *>(arg);
+    if (m->nargs != 2) return;
+    const auto it = self.sending_.find(m->args[0]);
+    if (it == self.sending_.end() || it->second.target != m->source) return;
+    const sending s = it->second;
+    self.sending_.erase(it);
+    if (s.mem.id) self.memory_.deregister(s.mem);
+    const auto status = static_cast<ccs_status_t>(m->args[1]);
+    std::string detail;
+    if (status != CCS_OK) detail.assign(static_cast<const char *>(m->payload), m->payload_size);
+    self.am_.complete_or_defer({s.completion, status, std::move(detail), s.ctx});
+}
+
+void large_am::answer(int to, uint64_t op, ccs_status_t status, const std::string &detail) {
+    if (op == 0 || am_.peer_has_failed(to)) return;
+    context *internal = contexts_.by_id(context_table::internal_id);
+    const uint64_t args[2] = {op, static_cast<uint64_t>(status)};
+    // A refusal by the transport is the peer's failure, which its sender
+    // hears of on its own.
+    const am_engine::payload_source why{reinterpret_cast<const uint8_t *>(detail.data()),
+                                        status == CCS_OK ? 0 : detail.size(), nullptr, 0};
+    (void)am_.send(*internal, to, answer_handler_, args, 2, why, nullptr);
+}
+
+void large_am::peer_failed(int peer) {
+    for (auto it = sending_.begin(); it != sending_.end();) {
+        if (it->second.target != peer) {
+            ++it;
+            continue;
+        }
+        const sending s = it->second;
+        it = sending_.erase(it);
+        if (s.mem.id) memory_.deregister(s.mem);
+        am_.add_completion({s.completion, CCS_ERR_PEER_FAILED,
+                            "large message to rank " + std::to_string(peer) + ": the rank failed", s.ctx});
+    }
+}
+
+}  // namespace ccs
