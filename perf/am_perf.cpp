@@ -8,8 +8,14 @@
 //   am_latency_datadesc/<bytes>: am_latency with the ping's payload packed
 //                         from 8-byte pieces 16 bytes apart (a datadesc):
 //                         against am_latency/<bytes>, what the pack costs
+//   am_large_bandwidth/<bytes>/<shared>: a window of large messages
+//                         (ccs_am_send_large) from one buffer, heap (0) or
+//                         ccs_mem_alloc (1), each accepted by rank 1's
+//                         header handler into one heap buffer; the sender
+//                         waits for every completion; bytes_per_second
 #include "must.hpp"
 
+#include <ccs/am_large.h>
 #include <ccs/ccs.h>
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
@@ -18,12 +24,15 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
 
-enum handler_id : uint16_t { ping = 1, pong = 2, stream = 3, ack = 4, stop = 5 };
+enum handler_id : uint16_t { ping = 1, pong = 2, stream = 3, ack = 4, stop = 5, large = 6 };
 constexpr int window = 64;
+constexpr int large_window = 16;
+constexpr size_t large_max = size_t{16} << 20;
 
 struct peer_state {
     volatile int pongs = 0;
@@ -46,6 +55,16 @@ void on_stream(const ccs_am_message_t *m, void *) {
 }
 void on_ack(const ccs_am_message_t *, void *) { g.acks = g.acks + 1; }
 void on_stop(const ccs_am_message_t *, void *) { g.stopping = true; }
+
+// Rank 1: every large message goes to the same place, as ucx_perftest's
+// receives do.
+std::vector<uint8_t> g_large_in;
+void on_large_header(const ccs_am_header_t *h, void *) {
+    must(ccs_am_accept(h->token, g_large_in.data(), g_large_in.size(), nullptr), "accept");
+}
+// Rank 0's sources: heap, and shared memory its peer maps.
+std::vector<uint8_t> g_large_heap;
+uint8_t *g_large_shared = nullptr;
 
 // Ping-pongs, each ping sent by send_ping(); counter one_way.
 template <class SendPing>
@@ -102,10 +121,31 @@ void am_bandwidth_completion(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * window * state.range(0));
 }
 
+void am_large_bandwidth(benchmark::State &state) {
+    const auto bytes = static_cast<size_t>(state.range(0));
+    const uint8_t *from = state.range(1) ? g_large_shared : g_large_heap.data();
+    for (auto _ : state) {
+        ccs_counter_t sent;
+        ccs_counter_init(&sent);
+        const ccs_completion_t c{nullptr, nullptr, &sent};
+        for (int i = 0; i < large_window; ++i)
+            must(ccs_am_send_large(g_ctx, 1, large, nullptr, 0, from, bytes, &c), "send");
+        must(ccs_counter_wait(&sent, large_window), "wait");
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * large_window * state.range(0));
+}
+
 BENCHMARK(am_latency)->Arg(8)->Arg(64)->Arg(1024)->Arg(8192)->Arg(65536)->UseRealTime();
 BENCHMARK(am_latency_datadesc)->Arg(64)->Arg(1024)->Arg(8192)->UseRealTime();
 BENCHMARK(am_bandwidth)->Arg(64)->Arg(4096)->Arg(65536)->Arg(1 << 20)->UseRealTime();
 BENCHMARK(am_bandwidth_completion)->Arg(65536)->Arg(1 << 20)->UseRealTime();
+BENCHMARK(am_large_bandwidth)
+    ->Args({65536, 0})
+    ->Args({1 << 20, 0})
+    ->Args({16 << 20, 0})
+    ->Args({1 << 20, 1})
+    ->Args({16 << 20, 1})
+    ->UseRealTime();
 
 }  // namespace
 
@@ -125,6 +165,18 @@ int main(int argc, char **argv) {
     };
     const ccs_context_params_t params{sizeof params, 0, "perf", handlers, sizeof handlers / sizeof handlers[0]};
     must(ccs_context_create(&params, &g_ctx), "ccs_context_create");
+    must(ccs_am_header_handler_register(g_ctx, large, on_large_header, nullptr), "register");
+    ccs_mem_t shared{0};
+    if (rank == 0) {
+        g_large_heap.assign(large_max, 'x');
+        void *p = nullptr;
+        must(ccs_mem_alloc(large_max, &p, &shared), "ccs_mem_alloc");
+        g_large_shared = static_cast<uint8_t *>(p);
+        std::memset(g_large_shared, 'y', large_max);
+    } else {
+        g_large_in.assign(large_max, 0);
+    }
+    must(ccs_barrier(), "barrier");
     if (rank == 0) {
         benchmark::Initialize(&argc, argv);
         benchmark::RunSpecifiedBenchmarks();
@@ -133,6 +185,8 @@ int main(int argc, char **argv) {
     } else {
         while (!g.stopping) ccs_progress();
     }
+    must(ccs_barrier(), "barrier");
+    if (shared.id) must(ccs_mem_free(shared), "ccs_mem_free");
     must(ccs_context_destroy(g_ctx), "ccs_context_destroy");
     must(ccs_finalize(), "ccs_finalize");
     return 0;

@@ -65,7 +65,7 @@ namespace {
 constexpr uint64_t stop_value = ~0ull;
 // Written to a ping cell when a benchmark run ends (see respond()).
 constexpr uint64_t leave_value = ~0ull - 1;
-constexpr size_t window_bytes = 8 << 20;
+constexpr size_t window_bytes = 20 << 20;
 constexpr int window_ops = 16;
 
 constexpr size_t total_bytes = window_bytes + 4096;
@@ -414,7 +414,7 @@ int main(int argc, char **argv) {
                 benchmark::RegisterBenchmark("store_latency", store_latency)->Args({8})->UseRealTime();
             }
             benchmark::RegisterBenchmark(("get_latency" + suffix).c_str(), get_latency)->Args({8, which})->UseRealTime();
-            for (int64_t bytes = 4096; bytes <= (4 << 20); bytes *= 4) {
+            for (int64_t bytes = 4096; bytes <= (16 << 20); bytes *= 4) {
                 benchmark::RegisterBenchmark(("put_bandwidth" + suffix).c_str(), put_bandwidth)
                     ->Args({bytes, which})
                     ->UseRealTime();

@@ -41,7 +41,10 @@ ccs_status_t ccs_am_send(ccs_context_t handle, int target, uint16_t handler_id, 
         if (payload_size > max_message_bytes)
             return fail(CCS_ERR_MESSAGE_TOO_LARGE, "ccs_am_send: payload of " + std::to_string(payload_size) +
                                                        " bytes is larger than 2^40");
-        st = rt->am().send(*ctx, target, handler_id, args, nargs, payload, payload_size, completion);
+        const am_engine::payload_source data{static_cast<const uint8_t *>(payload), payload_size, nullptr, 0};
+        if (ctx->holding(target)) [[unlikely]]
+            return rt->large().send_behind(*ctx, target, handler_id, args, nargs, data, completion);
+        st = rt->am().send(*ctx, target, handler_id, args, nargs, data, completion);
         if (st == CCS_OK) wait_for_queue_room(*rt);
         return st;
     });
@@ -69,6 +72,8 @@ ccs_status_t ccs_am_send_datadesc(ccs_context_t handle, int target, uint16_t han
         // One contiguous run: send it as plain bytes, no packing.
         if (total == 0 || layout.contiguous(count))
             data = {total ? bytes + layout.ops[0].disp : nullptr, static_cast<size_t>(total), nullptr, 0};
+        if (ctx->holding(target)) [[unlikely]]
+            return rt->large().send_behind(*ctx, target, handler_id, args, nargs, data, completion);
         st = rt->am().send(*ctx, target, handler_id, args, nargs, data, completion);
         if (st == CCS_OK) wait_for_queue_room(*rt);
         return st;

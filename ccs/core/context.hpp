@@ -64,6 +64,17 @@ public:
         return receive_order_[static_cast<size_t>(source)];
     }
 
+    // Its messages to `target` wait behind large ones that wait for room
+    // there (core/am/large_am.hpp), so that the context's order holds.
+    bool holding(int target) const { return !holding_.empty() && holding_[static_cast<size_t>(target)]; }
+    void set_holding(int target, bool on) {
+        if (holding_.empty()) {
+            if (!on) return;
+            holding_.assign(send_seq_.size(), 0);
+        }
+        holding_[static_cast<size_t>(target)] = on;
+    }
+
     // Sends of this context still waiting in a peer queue.
     size_t queued_sends = 0;
     // Its messages waiting for the application's thread (am_engine).
@@ -78,6 +89,7 @@ private:
     ccs_error_handler_fn error_fn_ = nullptr;
     void *error_arg_ = nullptr;
     std::vector<uint32_t> send_seq_;
+    std::vector<uint8_t> holding_;  // empty until a large message first waits
     std::vector<reorder_buffer<stored_message>> receive_order_;
 };
 

@@ -112,6 +112,7 @@ ccs_status_t runtime::read_settings(settings &out) {
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
         !param_size("CCS_AM_EAGER_LIMIT", "bytes", SIZE_MAX, out.eager_limit, error) ||
+        !param_size("CCS_AM_LARGE_WINDOW", "messages", SIZE_MAX, out.large_window, error) ||
         !param_size("CCS_RCACHE_MAX_UNUSED", "bytes", SIZE_MAX, out.max_unused, error) ||
         !wait_gap_param(out.wait_gap, error) ||
         !param_choice("CCS_RMA_EMULATE", {"0", "1"}, emulate, error) ||
@@ -199,7 +200,8 @@ ccs_status_t runtime::install_subsystems() {
     rma_ = std::make_unique<rma_engine>(contexts_, *am_, *memory_, route, near, atomics, rank_, wired_.secret,
                                         settings_.rma_emulate, settings_.rma_layout_piece);
     if ((st = rma_->install(*internal_handlers_, [this] { wait_pass(); })) != CCS_OK) return st;
-    large_ = std::make_unique<large_am>(contexts_, *am_, *rma_, *memory_, rank_, settings_.eager_limit);
+    large_ = std::make_unique<large_am>(contexts_, *am_, *rma_, *memory_, rank_, settings_.eager_limit,
+                                        std::max<size_t>(settings_.large_window, 1));
     if ((st = large_->install(*internal_handlers_)) != CCS_OK) return st;
     am_->set_header_sink(large_.get());
     am_->set_peer_failed_hook([this](int peer) {
@@ -386,6 +388,13 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.send_errors", s.send_errors},
         {"am.sent_nocopy", s.sent_nocopy},
         {"am.abandoned", s.abandoned},
+        {"am.large_sent", large_->stats().sent},
+        {"am.large_sent_eager", large_->stats().sent_eager},
+        {"am.large_received", large_->stats().received},
+        {"am.large_fetched", large_->stats().fetched},
+        {"am.large_deferred", large_->stats().deferred},
+        {"am.large_refused", large_->stats().refused},
+        {"am.large_undecided", large_->undecided()},
         {"am.reassembling", am_->reassembling()},
         {"am.buffers_reused", am_->buffers().stats().reused},
         {"am.buffers_allocated", am_->buffers().stats().allocated},

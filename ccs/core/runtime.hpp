@@ -173,6 +173,7 @@ private:
         size_t queue_limit = 0;                       // CCS_AM_QUEUE_LIMIT
         size_t buffer_cache = 0;                      // CCS_AM_BUFFER_CACHE
         size_t eager_limit = 0;                       // CCS_AM_EAGER_LIMIT
+        size_t large_window = 0;                      // CCS_AM_LARGE_WINDOW
         size_t max_unused = 0;                        // CCS_RCACHE_MAX_UNUSED
         std::chrono::nanoseconds wait_gap{0};         // CCS_WAIT_GAP_NS
         bool rma_emulate = false;                     // CCS_RMA_EMULATE

@@ -91,6 +91,9 @@ void param_declare_core() {
     remember("CCS_AM_EAGER_LIMIT", "16K",
              "large-message payloads up to this size travel with the header and are copied on accept; "
              "larger ones are read from the sender's memory");
+    remember("CCS_AM_LARGE_WINDOW", "64",
+             "large messages per context and target the target has not answered; more wait at the sender, "
+             "and the context's later messages to that target behind them");
     remember("CCS_RCACHE_MAX_UNUSED", "256M",
              "registered bytes no handle uses that the registration cache keeps before deregistering, LRU first");
     remember("CCS_RMA_EMULATE", "0", "1: carry every put and get in active messages, even where a plugin has native RMA");

@@ -439,3 +439,58 @@ TEST(LargeMessages, DestroyingTheContextCancelsUndecidedMessages) {
     for (const ccs_am_token_t t : kept) EXPECT_EQ(ccs_am_refuse(t), CCS_ERR_INVALID_ARG);
     CCS_EXPECT_OK(ccs_barrier());
 }
+
+TEST(LargeMessages, ASenderKeepsAtMostTheWindowUndecided) {
+    constexpr uint64_t messages = 150, window = 64;  // CCS_AM_LARGE_WINDOW's default
+    receiver r;
+    r.how = receiver::policy::defer;
+    std::vector<uint8_t> out(100000, 6), in(100000);
+    ccs_counter_t sent{0, 0, CCS_OK};
+    const ccs_completion_t done{nullptr, nullptr, &sent};
+    large_context ctx("large-window", r);
+    const uint64_t went_before = stat("am.large_sent");
+    uint64_t large = 0;
+    for (uint64_t i = 0; i < messages; ++i) {
+        if (i % 5 == 0) {
+            CCS_EXPECT_OK(ccs_am_send(ctx, next_rank(), small_id, &i, 1, "s", 1, nullptr));
+        } else {
+            CCS_EXPECT_OK(ccs_am_send_large(ctx, next_rank(), header_id, &i, 1, out.data(), i % 2 ? 40 : out.size(), &done));
+            ++large;
+        }
+    }
+    // Nothing was answered yet (no progress here): the rest wait.
+    EXPECT_EQ(stat("am.large_sent") - went_before, window);
+    size_t most_undecided = 0;
+    EXPECT_TRUE(progress_until([&] {
+        most_undecided = std::max(most_undecided, r.tokens.size());
+        for (const ccs_am_token_t t : r.tokens) CCS_EXPECT_OK(ccs_am_accept(t, in.data(), in.size(), nullptr));
+        r.tokens.clear();
+        return r.order.size() >= messages && counted(sent) >= large;
+    }));
+    EXPECT_LE(most_undecided, window);
+    ASSERT_EQ(r.order.size(), messages);
+    for (uint64_t i = 0; i < messages; ++i) EXPECT_EQ(r.order[i], i);
+    EXPECT_EQ(sent.errors, 0u);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
+TEST(LargeMessages, APayloadSentLeavesItsMemoryUnexposed) {
+    if (size() < 2) GTEST_SKIP() << "needs a peer";
+    receiver r;
+    std::vector<uint8_t> out(size_t{1} << 20, 9), in(out.size());
+    r.destination = in.data();
+    r.length = in.size();
+    ccs_counter_t sent{0, 0, CCS_OK};
+    const ccs_completion_t done{nullptr, nullptr, &sent};
+    large_context ctx("large-unexposed", r);
+    const uint64_t where = reinterpret_cast<uintptr_t>(out.data());
+    CCS_EXPECT_OK(ccs_am_send_large(ctx, next_rank(), header_id, &where, 1, out.data(), out.size(), &done));
+    EXPECT_TRUE(progress_until([&] { return counted(sent) >= 1 && counted(r.data) >= 1; }));
+    CCS_EXPECT_OK(ccs_barrier());
+    // The sender registered its payload for the message only: a peer
+    // naming that memory afterwards is refused.
+    uint64_t word = 0;
+    EXPECT_EQ(ccs_get_sync(ctx, previous_rank(), &word, 8, r.order.at(0), CCS_RKEY_IMPLICIT), CCS_ERR_NOT_REGISTERED)
+        << ccs_last_error();
+    CCS_EXPECT_OK(ccs_barrier());
+}

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "core/am/am_engine.hpp"
+#include "core/am/large_caches.hpp"
 #include "core/am/large_wire.hpp"
 #include "core/context.hpp"
 #include "core/internal_handlers.hpp"
@@ -22,6 +23,8 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -41,9 +44,13 @@ struct large_am_stats {
 class large_am final : public header_sink {
 public:
     // eager_limit: CCS_AM_EAGER_LIMIT, payloads that travel with the header
-    // (where the route's packet holds them too).
+    // (where the route's packet holds them too). window:
+    // CCS_AM_LARGE_WINDOW, unanswered large messages per (context,
+    // target); more wait here, not copied, and the context's later
+    // messages to that target wait behind them. So a target that defers
+    // holds at most `window` headers per sender and context.
     large_am(context_table &contexts, am_engine &am, rma_engine &rma, memory_registry &memory, int rank,
-             size_t eager_limit);
+             size_t eager_limit, size_t window);
     ~large_am();
     large_am(const large_am &) = delete;
     large_am &operator=(const large_am &) = delete;
@@ -62,6 +69,10 @@ public:
     };
     ccs_status_t send(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                       const sender_payload &data, const ccs_completion_t &completion);
+    // An ordinary message of `ctx` to `target` while it is holding(target):
+    // it waits, copied if it has no completion, behind the large ones.
+    ccs_status_t send_behind(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                             const am_engine::payload_source &data, const ccs_completion_t *completion);
 
     // Where an accepted payload goes: `length` bytes at `base`, or `count`
     // elements of `dd` there.
@@ -78,7 +89,8 @@ public:
     void on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                    const uint8_t *payload, size_t length, bool large) override;
 
-    // Undecided messages of the context: their senders hear CCS_ERR_CANCELED.
+    // Undecided messages of the context: their senders hear
+    // CCS_ERR_CANCELED; so do its messages still waiting here to go.
     void context_destroyed(uint16_t ctx);
     // Sends to the peer complete with CCS_ERR_PEER_FAILED.
     void peer_failed(int peer);
@@ -93,7 +105,9 @@ private:
         int target = -1;
         uint16_t ctx = 0;
         ccs_completion_t completion{};
-        ccs_mem_t mem{0};  // fetch: the payload's registration
+        ccs_mem_t mem{0};  // fetch: the payload's registration (registrations_)
+        const uint8_t *payload = nullptr;  // contiguous: pushed from here if asked
+        uint64_t size = 0;
     };
     // A message whose header handler ran, until accepted or refused.
     struct incoming {
@@ -115,17 +129,58 @@ private:
         uint16_t ctx = 0;
         int source = -1;
         uint64_t op = 0;
-        ccs_rkey_t key{};
+        ccs_rkey_t key{};  // keys_'; none when pushed
+        // Pushed by the sender (the route has no native get): where its
+        // pieces go, and how many bytes came.
+        bool pushed = false;
+        destination to;
+        uint64_t size = 0, received = 0;
         ccs_completion_t completion{};
         std::unique_ptr<ccs_datadesc_s> remote_dd;  // the sender's layout, while the engine reads it
     };
 
+    // A message waiting here for room (large) or behind one (ordinary).
+    struct queued_send {
+        bool large = false;
+        uint16_t handler = 0;
+        uint8_t nargs = 0;
+        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
+        sender_payload large_data;
+        ccs_datadesc_s layout;  // large_data.dd points here: kept alive
+        am_engine::payload_source data;  // ordinary
+        std::vector<uint8_t> copy;        // ordinary without completion: its bytes
+        ccs_completion_t completion{};
+        bool has_completion = false;
+    };
+    // Large messages of one (context, target).
+    struct stream {
+        uint32_t unanswered = 0;
+        std::deque<queued_send> queue;
+    };
+    using stream_key = std::pair<uint16_t, int>;
+    // Sends what waits in the stream while there is room.
+    void drain(stream_key key);
+    // The context's messages still waiting here complete with CCS_ERR_CANCELED.
+    void cancel_queued(uint16_t ctx);
+    // A queued message that can no longer go: its completion, or the
+    // context's error handler, hears why.
+    void fail_queued(context *ctx, int target, queued_send &q, ccs_status_t status, const std::string &detail);
+    ccs_status_t send_now(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                          const sender_payload &data, const ccs_completion_t &completion);
     size_t eager_limit_to(int target, size_t nargs) const;
     ccs_status_t send_eager(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                             const sender_payload &data, wire::large_header &h);
     ccs_status_t send_fetch(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                             const sender_payload &data, wire::large_header &h, ccs_mem_t &mem);
     static void on_answer(const ccs_am_message_t *m, void *self);
+    // Where the route has no native get, the target asks the sender to
+    // push the payload in pieces of a packet each, which it copies into
+    // the destination as they come: one copy on each side, no reassembly.
+    ccs_status_t ask_for_push(incoming &in, std::unique_ptr<transfer> t, const destination &to);
+    static void on_pull(const ccs_am_message_t *m, void *self);
+    static void on_piece(const ccs_am_message_t *m, void *self);
+    // A pushed transfer ends: the completion runs, the sender is answered.
+    void finish_push(uint64_t id, ccs_status_t status, const std::string &detail);
     // Tells the sender of `op` how its message ended (nothing for op 0).
     void answer(int to, uint64_t op, ccs_status_t status, const std::string &detail);
     // A message that cannot be taken as accepted: both ends hear why.
@@ -139,16 +194,22 @@ private:
     context_table &contexts_;
     am_engine &am_;
     rma_engine &rma_;
-    memory_registry &memory_;
     int rank_;
     size_t eager_limit_;
+    size_t window_;
+    std::map<stream_key, stream> streams_;
+    // Handler ids on the internal context: the answer to the sender, the
+    // target's request to push the payload, one pushed piece.
     uint16_t answer_handler_ = 0;
+    enum handler_offset : uint16_t { answer_at, pull_at, piece_at, handler_count };
     uint64_t next_op_ = 1;
     uint64_t next_token_ = 1;
     uint64_t next_transfer_ = 1;
     std::unordered_map<uint64_t, sending> sending_;
     std::unordered_map<uint64_t, incoming> waiting_;  // by token
     std::unordered_map<uint64_t, std::unique_ptr<transfer>> transfers_;
+    payload_registrations registrations_;
+    sender_keys keys_;
     large_am_stats stats_;
 };
 

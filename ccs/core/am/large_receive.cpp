@@ -109,7 +109,15 @@ ccs_status_t large_am::accept_fetch(const char *call, incoming &in, const destin
                                     const ccs_completion_t *completion) {
     const std::string from = std::string(call) + ": reading the payload from rank " + std::to_string(in.source);
     auto t = std::make_unique<transfer>();
-    ccs_status_t st = rma_.unpack_key(in.source, in.key.data(), in.key.size(), t->key);
+    t->self = this;
+    t->id = next_transfer_++;
+    t->ctx = in.ctx;
+    t->source = in.source;
+    t->op = in.op;
+    if (wants_completion(completion)) t->completion = *completion;
+    if (in.layout.empty() && in.source != rank_ && !rma_.native(in.source, false))
+        return ask_for_push(in, std::move(t), to);
+    ccs_status_t st = keys_.take(in.source, in.key, t->key);
     if (st != CCS_OK) return fail_message(in, st, from + ": " + ccs_last_error());
     if (!in.layout.empty()) {
         t->remote_dd = std::make_unique<ccs_datadesc_s>();
@@ -119,16 +127,10 @@ ccs_status_t large_am::accept_fetch(const char *call, incoming &in, const destin
                              static_cast<uint64_t>(bytes) != in.size))
             st = fail(CCS_ERR_INVALID_ARG, "the sender's layout does not hold the message's size");
         if (st != CCS_OK) {
-            rma_.release_key(t->key);
+            keys_.give_back(t->key);
             return fail_message(in, st, from + ": " + ccs_last_error());
         }
     }
-    t->self = this;
-    t->id = next_transfer_++;
-    t->ctx = in.ctx;
-    t->source = in.source;
-    t->op = in.op;
-    if (wants_completion(completion)) t->completion = *completion;
     // The engine walks both sides as layouts when either is one.
     const bool layouts = to.dd || t->remote_dd;
     const auto size = static_cast<size_t>(in.size);
@@ -148,7 +150,7 @@ ccs_status_t large_am::accept_fetch(const char *call, incoming &in, const destin
     st = rma_.start(*contexts_.by_id(in.ctx), q);
     if (st != CCS_OK) {
         const std::string why = ccs_last_error();
-        rma_.release_key(kept.key);
+        keys_.give_back(kept.key);
         transfers_.erase(kept.id);
         return fail_message(in, st, from + ": " + why);
     }
@@ -161,10 +163,56 @@ void large_am::on_fetched(ccs_status_t status, void *arg) {
     large_am &self = *t->self;
     const std::string detail =
         status == CCS_OK ? std::string() : "reading the payload from rank " + std::to_string(t->source) + ": " + ccs_last_error();
-    self.rma_.release_key(t->key);
+    self.keys_.give_back(t->key);
     self.answer(t->source, t->op, status, self.who() + ": " + detail);
     self.am_.complete_or_defer({t->completion, status, detail, t->ctx});
     self.transfers_.erase(t->id);
+}
+
+ccs_status_t large_am::ask_for_push(incoming &in, std::unique_ptr<transfer> t, const destination &to) {
+    t->pushed = true;
+    t->to = to;
+    t->size = in.size;
+    const uint64_t args[2] = {in.op, t->id};
+    const uint64_t id = t->id;
+    transfers_.emplace(id, std::move(t));
+    const ccs_status_t st = am_.send(*contexts_.by_id(context_table::internal_id), in.source,
+                                     answer_handler_ + pull_at, args, 2, am_engine::payload_source{}, nullptr);
+    if (st != CCS_OK) {
+        transfers_.erase(id);
+        return st;
+    }
+    ++stats_.fetched;
+    return CCS_OK;
+}
+
+void large_am::on_piece(const ccs_am_message_t *m, void *arg) {
+    auto &self = *static_cast<large_am *>(arg);
+    if (m->nargs != 2) return self.am_.drop_malformed(m->source, "large message piece without its two words");
+    const auto it = self.transfers_.find(m->args[0]);
+    if (it == self.transfers_.end()) return;  // ended: its context went, or the sender failed
+    transfer &t = *it->second;
+    const uint64_t offset = m->args[1];
+    if (!t.pushed || t.source != m->source || offset > t.size || m->payload_size > t.size - offset ||
+        m->payload_size > t.size - t.received)
+        return self.am_.drop_malformed(m->source, "large message piece outside its message");
+    auto *from = static_cast<uint8_t *>(const_cast<void *>(m->payload));
+    if (t.to.dd)
+        dd::transfer<dd::direction::unpack>(*t.to.dd->compiled, t.to.count, t.to.base, static_cast<int64_t>(offset),
+                                            from, static_cast<int64_t>(m->payload_size));
+    else if (m->payload_size > 0)
+        std::memcpy(t.to.base + offset, from, m->payload_size);
+    t.received += m->payload_size;
+    if (t.received == t.size) self.finish_push(t.id, CCS_OK, {});
+}
+
+void large_am::finish_push(uint64_t id, ccs_status_t status, const std::string &detail) {
+    const auto it = transfers_.find(id);
+    if (it == transfers_.end()) return;
+    const std::unique_ptr<transfer> t = std::move(it->second);
+    transfers_.erase(it);
+    answer(t->source, t->op, status, who() + ": " + detail);
+    am_.add_completion({t->completion, status, detail, t->ctx});
 }
 
 ccs_status_t large_am::refuse(uint64_t token) {
@@ -187,6 +235,12 @@ ccs_status_t large_am::fail_message(incoming &in, ccs_status_t here, const std::
 }
 
 void large_am::context_destroyed(uint16_t ctx) {
+    cancel_queued(ctx);
+    std::vector<uint64_t> pushed;
+    for (const auto &kv : transfers_)
+        if (kv.second->pushed && kv.second->ctx == ctx) pushed.push_back(kv.first);
+    for (const uint64_t id : pushed)
+        finish_push(id, CCS_ERR_CANCELED, "the context was destroyed while its payload came");
     for (auto it = waiting_.begin(); it != waiting_.end();) {
         if (it->second.ctx != ctx) {
             ++it;

@@ -7,24 +7,25 @@
 #include "util/completion.hpp"
 #include "util/error.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ccs {
 
 large_am::large_am(context_table &contexts, am_engine &am, rma_engine &rma, memory_registry &memory, int rank,
-                   size_t eager_limit)
-    : contexts_(contexts), am_(am), rma_(rma), memory_(memory), rank_(rank), eager_limit_(eager_limit) {}
+                   size_t eager_limit, size_t window)
+    : contexts_(contexts), am_(am), rma_(rma), rank_(rank), eager_limit_(eager_limit), window_(window),
+      registrations_(memory), keys_(rma) {}
 
-large_am::~large_am() {
-    for (auto &kv : sending_)
-        if (kv.second.mem.id) memory_.deregister(kv.second.mem);
-    for (auto &kv : transfers_) rma_.release_key(kv.second->key);
-}
+large_am::~large_am() = default;  // the caches end what they hold
 
 ccs_status_t large_am::install(internal_handlers &handlers) {
-    const ccs_status_t st = handlers.reserve("large messages", 1, answer_handler_);
-    if (st == CCS_OK) handlers.set(answer_handler_, &large_am::on_answer, this);
-    return st;
+    const ccs_status_t st = handlers.reserve("large messages", handler_count, answer_handler_);
+    if (st != CCS_OK) return st;
+    handlers.set(answer_handler_ + answer_at, &large_am::on_answer, this);
+    handlers.set(answer_handler_ + pull_at, &large_am::on_pull, this);
+    handlers.set(answer_handler_ + piece_at, &large_am::on_piece, this);
+    return CCS_OK;
 }
 
 // Eager only where the whole message fits one packet of the route, so the
@@ -36,8 +37,8 @@ size_t large_am::eager_limit_to(int target, size_t nargs) const {
     return packet > head ? std::min(eager_limit_, packet - head) : 0;
 }
 
-ccs_status_t large_am::send(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
-                            const sender_payload &data, const ccs_completion_t &completion) {
+ccs_status_t large_am::send_now(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                                const sender_payload &data, const ccs_completion_t &completion) {
     wire::large_header h{};
     h.op = next_op_++;
     h.size = data.size;
@@ -46,10 +47,10 @@ ccs_status_t large_am::send(context &ctx, int target, uint16_t handler, const ui
     const ccs_status_t st = eager ? send_eager(ctx, target, handler, args, nargs, data, h)
                                   : send_fetch(ctx, target, handler, args, nargs, data, h, mem);
     if (st != CCS_OK) {
-        if (mem.id) memory_.deregister(mem);
+        if (mem.id) registrations_.give_back(mem);
         return st;
     }
-    sending_[h.op] = sending{target, ctx.id(), completion, mem};
+    sending_[h.op] = sending{target, ctx.id(), completion, mem, data.dd ? nullptr : data.base, data.size};
     ++stats_.sent;
     if (eager) ++stats_.sent_eager;
     return CCS_OK;
@@ -88,14 +89,14 @@ ccs_status_t large_am::send_fetch(context &ctx, int target, uint16_t handler, co
         h.count = data.count;
         h.layout_length = static_cast<uint32_t>(layout.size());
     }
-    ccs_status_t st = memory_.register_memory(reinterpret_cast<void *>(static_cast<uintptr_t>(first)), span, mem);
-    std::vector<uint8_t> key;
-    if (st != CCS_OK || (st = memory_.pack_key(mem, key)) != CCS_OK) return st;
-    h.key_length = static_cast<uint16_t>(key.size());
-    std::vector<uint8_t> packet(sizeof h + key.size() + layout.size());
+    const std::vector<uint8_t> *key = nullptr;
+    const ccs_status_t st = registrations_.take(first, span, mem, key);
+    if (st != CCS_OK) return st;
+    h.key_length = static_cast<uint16_t>(key->size());
+    std::vector<uint8_t> packet(sizeof h + key->size() + layout.size());
     std::memcpy(packet.data(), &h, sizeof h);
-    std::memcpy(packet.data() + sizeof h, key.data(), key.size());
-    if (!layout.empty()) std::memcpy(packet.data() + sizeof h + key.size(), layout.data(), layout.size());
+    std::memcpy(packet.data() + sizeof h, key->data(), key->size());
+    if (!layout.empty()) std::memcpy(packet.data() + sizeof h + key->size(), layout.data(), layout.size());
     const am_engine::payload_source out{packet.data(), packet.size(), nullptr, 0};
     return am_.send(ctx, target, handler, args, nargs, out, nullptr, wire::large);
 }
@@ -107,11 +108,37 @@ void large_am::on_answer(const ccs_am_message_t *m, void *arg) {
     if (it == self.sending_.end() || it->second.target != m->source) return;
     const sending s = it->second;
     self.sending_.erase(it);
-    if (s.mem.id) self.memory_.deregister(s.mem);
+    if (s.mem.id) self.registrations_.give_back(s.mem);
+    const auto stream = self.streams_.find({s.ctx, s.target});
+    if (stream != self.streams_.end() && stream->second.unanswered > 0) {
+        --stream->second.unanswered;
+        self.drain(stream->first);
+    }
     const auto status = static_cast<ccs_status_t>(m->args[1]);
     std::string detail;
     if (status != CCS_OK) detail.assign(static_cast<const char *>(m->payload), m->payload_size);
     self.am_.complete_or_defer({s.completion, status, std::move(detail), s.ctx});
+}
+
+// The target accepted and asks for the payload: pieces of one packet,
+// copied by the engine only where the transport makes them wait.
+void large_am::on_pull(const ccs_am_message_t *m, void *arg) {
+    auto &self = *static_cast<large_am *>(arg);
+    if (m->nargs != 2) return;
+    const auto it = self.sending_.find(m->args[0]);
+    if (it == self.sending_.end() || it->second.target != m->source || !it->second.payload) return;
+    const sending &s = it->second;
+    context *internal = self.contexts_.by_id(context_table::internal_id);
+    const size_t head = sizeof(wire::header) + 2 * sizeof(uint64_t);
+    const size_t packet = self.am_.packet_limit(m->source);
+    const size_t piece = packet > head + 4096 ? packet - head : 4096;
+    for (uint64_t offset = 0; offset < s.size; offset += piece) {
+        const uint64_t args[2] = {m->args[1], offset};
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(piece, s.size - offset));
+        const am_engine::payload_source bytes{s.payload + offset, n, nullptr, 0};
+        if (self.am_.send(*internal, m->source, self.answer_handler_ + piece_at, args, 2, bytes, nullptr) != CCS_OK)
+            return;  // the peer failed: both ends hear of that
+    }
 }
 
 void large_am::answer(int to, uint64_t op, ccs_status_t status, const std::string &detail) {
@@ -122,21 +149,7 @@ void large_am::answer(int to, uint64_t op, ccs_status_t status, const std::strin
     // hears of on its own.
     const am_engine::payload_source why{reinterpret_cast<const uint8_t *>(detail.data()),
                                         status == CCS_OK ? 0 : detail.size(), nullptr, 0};
-    (void)am_.send(*internal, to, answer_handler_, args, 2, why, nullptr);
-}
-
-void large_am::peer_failed(int peer) {
-    for (auto it = sending_.begin(); it != sending_.end();) {
-        if (it->second.target != peer) {
-            ++it;
-            continue;
-        }
-        const sending s = it->second;
-        it = sending_.erase(it);
-        if (s.mem.id) memory_.deregister(s.mem);
-        am_.add_completion({s.completion, CCS_ERR_PEER_FAILED,
-                            "large message to rank " + std::to_string(peer) + ": the rank failed", s.ctx});
-    }
+    (void)am_.send(*internal, to, answer_handler_ + answer_at, args, 2, why, nullptr);
 }
 
 }  // namespace ccs

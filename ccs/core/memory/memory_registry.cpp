@@ -92,7 +92,8 @@ ccs_status_t memory_registry::check_atomics_mechanism(uintptr_t addr, size_t len
     const uintptr_t end = addr + length;
     for (auto it = by_addr_.begin(); it != by_addr_.end() && it->first < end; ++it) {
         const registration &reg = handles_.at(it->second);
-        if (reg.network_atomics == network || reg.length == 0 || reg.addr + reg.length <= addr) continue;
+        if (reg.internal || reg.network_atomics == network || reg.length == 0 || reg.addr + reg.length <= addr)
+            continue;
         return fail(CCS_ERR_INVALID_ARG,
                     describe_range(addr, length) + " overlaps registration " + std::to_string(reg.id) + " " +
                         describe_range(reg.addr, reg.length) + ", whose atomics are carried out by " +
@@ -102,7 +103,8 @@ ccs_status_t memory_registry::check_atomics_mechanism(uintptr_t addr, size_t len
     return CCS_OK;
 }
 
-ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out, bool network_atomics) {
+ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem_t &out, bool network_atomics,
+                                              bool internal) {
     const char *call = network_atomics ? "ccs_mem_register_atomics: " : "ccs_mem_register: ";
     if (network_atomics && !atomics_) {
         std::string names;
@@ -122,6 +124,7 @@ ccs_status_t memory_registry::register_memory(void *addr, size_t length, ccs_mem
     reg.id = next_id_;
     reg.addr = reinterpret_cast<uintptr_t>(addr);
     reg.length = length;
+    reg.internal = internal;
     if (length > 0) {
         const ccs_status_t st = acquire_region(addr, length, reg);
         if (st != CCS_OK) return st;
@@ -277,7 +280,7 @@ uint64_t memory_registry::covering(uint64_t addr, size_t length) const {
     for (auto it = by_addr_.upper_bound(static_cast<uintptr_t>(addr)); it != by_addr_.begin();) {
         --it;
         const registration &reg = handles_.at(it->second);
-        if (range_holds(reg.addr, reg.length, addr, length)) return reg.id;
+        if (!reg.internal && range_holds(reg.addr, reg.length, addr, length)) return reg.id;
     }
     return 0;
 }

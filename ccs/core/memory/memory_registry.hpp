@@ -37,8 +37,11 @@ public:
     // ccs_mem_register, and with `network_atomics` ccs_mem_register_atomics
     // (CCS_ATOMICS_BY_NETWORK): refused where no transport carries out
     // atomics itself, or where the range overlaps a live registration whose
-    // atomics take the other mechanism.
-    ccs_status_t register_memory(void *addr, size_t length, ccs_mem_t &out, bool network_atomics = false);
+    // atomics take the other mechanism. `internal`: the core's own (a large
+    // message's payload): covering() never answers with it, so no peer's
+    // implicit key or request reaches memory through it.
+    ccs_status_t register_memory(void *addr, size_t length, ccs_mem_t &out, bool network_atomics = false,
+                                 bool internal = false);
     // Whether atomics on registration `handle` are the network adapter's
     // (false too for a handle that has ended).
     bool network_atomics(uint64_t handle) const {
@@ -61,7 +64,8 @@ public:
     // The same into `out`, resized to the key.
     ccs_status_t pack_key(ccs_mem_t mem, std::vector<uint8_t> &out);
 
-    // The registration covering [addr, addr + length): a handle id, or 0.
+    // The runtime's registration covering [addr, addr + length): a handle
+    // id, or 0.
     uint64_t covering(uint64_t addr, size_t length) const;
     // Whether registration `handle` is live and holds [addr, addr +
     // length): CCS_OK, CCS_ERR_INVALID_KEY (ended) or CCS_ERR_OUT_OF_RANGE.
@@ -104,6 +108,7 @@ private:
         bool allocated = false;             // by ccs_mem_alloc: only ccs_mem_free ends it
         bool symmetric = false;             // by ccs_mem_alloc_symmetric: only ccs_mem_free_symmetric
         bool network_atomics = false;       // atomics on it by the network adapter (the key says so)
+        bool internal = false;              // the core's own: not found by covering()
     };
     // Refuses [addr, addr + length) for a registration with `network`
     // atomics where a live registration of the other mechanism overlaps it.

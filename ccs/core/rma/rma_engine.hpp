@@ -82,6 +82,12 @@ public:
         return keys_.unpack(owner, buffer, length, am_.peer_has_failed(owner), out);
     }
     ccs_status_t release_key(ccs_rkey_t key) { return keys_.release(key); }
+    // Whether the owner ended the registration behind `key` (known only
+    // where its liveness word is readable: on its node), or the key is gone.
+    bool key_ended(ccs_rkey_t key) const {
+        const remote_key *k = keys_.find(key.id);
+        return !k || k->ended();
+    }
     // Where [remote, remote + length) of the key's region is mapped in this
     // process, or null where it is not (ccs_rkey_ptr).
     ccs_status_t mapped_address(const char *call, ccs_rkey_t key, uint64_t remote, size_t length, void *&out) const {

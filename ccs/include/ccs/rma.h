@@ -18,8 +18,8 @@
  * accesses are not errors (the bytes are then unspecified). Completions
  * (callback and/or counter) run inside ccs_progress. Remote ranges are
  * checked against the key's region: an access outside it completes with
- * CCS_ERR_OUT_OF_RANGE and touches nothing. Not thread-safe, like the rest
- * of CCS.
+ * CCS_ERR_OUT_OF_RANGE and touches nothing. Threads: as the rest of CCS
+ * (ccs_init_params_t.thread_level).
  */
 #ifndef CCS_RMA_H
 #define CCS_RMA_H
