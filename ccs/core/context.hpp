@@ -66,13 +66,16 @@ public:
 
     // Its messages to `target` wait behind large ones that wait for room
     // there (core/am/large_am.hpp), so that the context's order holds.
-    bool holding(int target) const { return !holding_.empty() && holding_[static_cast<size_t>(target)]; }
+    // One load on every send: the count is zero but while large messages wait.
+    bool holding(int target) const { return holding_count_ != 0 && holding_[static_cast<size_t>(target)]; }
     void set_holding(int target, bool on) {
         if (holding_.empty()) {
             if (!on) return;
             holding_.assign(send_seq_.size(), 0);
         }
-        holding_[static_cast<size_t>(target)] = on;
+        uint8_t &h = holding_[static_cast<size_t>(target)];
+        if (h != on) holding_count_ += on ? 1 : -1;
+        h = on;
     }
 
     // Sends of this context still waiting in a peer queue.
@@ -90,6 +93,7 @@ private:
     void *error_arg_ = nullptr;
     std::vector<uint32_t> send_seq_;
     std::vector<uint8_t> holding_;  // empty until a large message first waits
+    uint32_t holding_count_ = 0;    // targets holding
     std::vector<reorder_buffer<stored_message>> receive_order_;
 };
 
