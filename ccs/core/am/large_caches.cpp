@@ -88,13 +88,16 @@ sender_keys::~sender_keys() {
 }
 
 ccs_status_t sender_keys::take(int source, const std::vector<uint8_t> &bytes, ccs_rkey_t &key) {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+        if (it->users == 0 && rma_.key_ended(it->key)) {
+            rma_.release_key(it->key);
+            it = entries_.erase(it);
+        } else {
+            ++it;
+        }
+    }
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
         if (it->source != source || it->bytes != bytes) continue;
-        if (rma_.key_ended(it->key) && it->users == 0) {
-            rma_.release_key(it->key);
-            entries_.erase(it);
-            break;
-        }
         it->used = ++clock_;
         ++it->users;
         key = it->key;
@@ -129,9 +132,11 @@ void sender_keys::give_back(ccs_rkey_t key) {
     }
 }
 
+void sender_keys::release_unused() { forget(-1); }
+
 void sender_keys::forget(int source) {
     for (auto it = entries_.begin(); it != entries_.end();) {
-        if (it->source == source && it->users == 0) {
+        if ((source < 0 || it->source == source) && it->users == 0) {
             rma_.release_key(it->key);
             it = entries_.erase(it);
         } else {

@@ -63,8 +63,13 @@ public:
     // The key `source` packed as `bytes`, taken until give_back(key).
     ccs_status_t take(int source, const std::vector<uint8_t> &bytes, ccs_rkey_t &key);
     void give_back(ccs_rkey_t key);
-    // Drops the unused keys of a failed sender.
+    // Drops the unused keys of a failed sender (-1: of every sender).
     void forget(int source);
+    // Drops every unused key: a cached key of shared memory keeps the
+    // owner's block mapped here, and its memory in use, after the owner
+    // freed it. Called when a context ends; take() also drops the keys
+    // whose registration has ended.
+    void release_unused();
 
 private:
     struct entry {

@@ -236,6 +236,7 @@ ccs_status_t large_am::fail_message(incoming &in, ccs_status_t here, const std::
 
 void large_am::context_destroyed(uint16_t ctx) {
     cancel_queued(ctx);
+    keys_.release_unused();
     std::vector<uint64_t> pushed;
     for (const auto &kv : transfers_)
         if (kv.second->pushed && kv.second->ctx == ctx) pushed.push_back(kv.first);
