@@ -1,10 +1,10 @@
 // Large active messages (ccs/am_large.h): the sender announces a payload, the
 // target's header handler decides where it goes, and the target reads it
 // from the sender's memory with the RMA engine (mapped memory or
-// cross-memory attach on one node, the transport's get, or active-message
-// fragments where there is no RMA), then answers so the sender's completion
-// runs. Small payloads travel with the announcement (eager) and are copied
-// on accept.
+// cross-memory attach on one node, the transport's get), or, where the
+// route has no native get, has the sender push it in packets; then it
+// answers so the sender's completion runs. Small payloads travel with the
+// announcement (eager) and are copied on accept.
 //
 // The announcement is an ordinary message of the user's context carrying
 // wire::large, so header handlers keep the context's order with its other
@@ -36,7 +36,7 @@ struct large_am_stats {
     uint64_t sent = 0;       // large messages sent
     uint64_t sent_eager = 0; // of those, with their payload
     uint64_t received = 0;   // header handlers run
-    uint64_t fetched = 0;    // accepted payloads read from the sender
+    uint64_t fetched = 0;    // accepted payloads read from the sender or pushed by it
     uint64_t deferred = 0;   // header handlers that left the decision for later
     uint64_t refused = 0;    // refused, or a failed accept
 };
@@ -55,7 +55,7 @@ public:
     large_am(const large_am &) = delete;
     large_am &operator=(const large_am &) = delete;
 
-    // Its answer handler on the internal context.
+    // Its handlers on the internal context (answer, pull, piece).
     ccs_status_t install(internal_handlers &handlers);
 
     // What ccs_am_send_large sends: `size` bytes at `base`, or `count`
