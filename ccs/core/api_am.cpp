@@ -4,9 +4,18 @@
 
 using namespace ccs;
 
-namespace {
+ccs_status_t ccs::check_elements(const char *call, ccs_datadesc_t handle, int64_t count, const void *base,
+                                 ccs_datadesc_s *&dd, int64_t &bytes) {
+    ccs_status_t st = dd::check_handle(handle, call, true, dd);
+    if (st != CCS_OK) return st;
+    if (count < 0) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": count is negative");
+    if (__builtin_mul_overflow(count, dd->size, &bytes) || static_cast<uint64_t>(bytes) > wire::max_message_bytes)
+        return fail(CCS_ERR_MESSAGE_TOO_LARGE, std::string(call) + ": count times size is larger than 2^40");
+    if (bytes > 0 && !base) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": base is NULL");
+    return CCS_OK;
+}
 
-constexpr uint64_t max_message_bytes = 1ull << 40;  // the receiver's bound too
+namespace {
 
 // Checks shared by the send calls; on success sets rt and ctx.
 ccs_status_t check_send(const char *call, ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
@@ -38,7 +47,7 @@ ccs_status_t ccs_am_send(ccs_context_t handle, int target, uint16_t handler_id, 
         if (st != CCS_OK) return st;
         if (payload_size > 0 && !payload)
             return fail(CCS_ERR_INVALID_ARG, "ccs_am_send: payload is NULL but payload_size > 0");
-        if (payload_size > max_message_bytes)
+        if (payload_size > wire::max_message_bytes)
             return fail(CCS_ERR_MESSAGE_TOO_LARGE, "ccs_am_send: payload of " + std::to_string(payload_size) +
                                                        " bytes is larger than 2^40");
         const am_engine::payload_source data{static_cast<const uint8_t *>(payload), payload_size, nullptr, 0};
@@ -60,13 +69,9 @@ ccs_status_t ccs_am_send_datadesc(ccs_context_t handle, int target, uint16_t han
         ccs_status_t st = check_send(call, handle, target, handler_id, args, nargs, rt, ctx);
         if (st != CCS_OK) return st;
         ccs_datadesc_s *dd = nullptr;
-        if ((st = dd::check_handle(dd_handle, call, true, dd)) != CCS_OK) return st;
-        if (count < 0) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: count is negative");
-        const dd::program &layout = *dd->compiled;
         int64_t total = 0;
-        if (__builtin_mul_overflow(count, layout.size, &total) || static_cast<uint64_t>(total) > max_message_bytes)
-            return fail(CCS_ERR_MESSAGE_TOO_LARGE, "ccs_am_send_datadesc: count times size is larger than 2^40");
-        if (total > 0 && !base) return fail(CCS_ERR_INVALID_ARG, "ccs_am_send_datadesc: base is NULL");
+        if ((st = check_elements(call, dd_handle, count, base, dd, total)) != CCS_OK) return st;
+        const dd::program &layout = *dd->compiled;
         const auto *bytes = static_cast<const uint8_t *>(base);
         am_engine::payload_source data{bytes, static_cast<size_t>(total), dd->compiled, count};
         // One contiguous run: send it as plain bytes, no packing.

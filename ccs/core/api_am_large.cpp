@@ -8,8 +8,6 @@ using namespace ccs;
 
 namespace {
 
-constexpr uint64_t max_message_bytes = 1ull << 40;  // as ccs_am_send
-
 // Checks shared by the two sends; on success sets rt and ctx.
 ccs_status_t check_large_send(const char *call, ccs_context_t handle, int target, uint16_t handler_id,
                               const uint64_t *args, size_t nargs, const ccs_completion_t *completion, runtime *&rt,
@@ -23,19 +21,6 @@ ccs_status_t check_large_send(const char *call, ccs_context_t handle, int target
     if (rt->am().peer_has_failed(target))
         return fail(CCS_ERR_PEER_FAILED, std::string(call) + ": rank " + std::to_string(target) + " has failed");
     rt->note_activity();
-    return CCS_OK;
-}
-
-// The committed datadesc behind `handle`, `count` elements of it not
-// negative and their bytes in `bytes`.
-ccs_status_t check_elements(const char *call, ccs_datadesc_t handle, int64_t count, const void *base,
-                            ccs_datadesc_s *&dd, int64_t &bytes) {
-    ccs_status_t st = dd::check_handle(handle, call, true, dd);
-    if (st != CCS_OK) return st;
-    if (count < 0) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": count is negative");
-    if (__builtin_mul_overflow(count, dd->size, &bytes) || static_cast<uint64_t>(bytes) > max_message_bytes)
-        return fail(CCS_ERR_MESSAGE_TOO_LARGE, std::string(call) + ": count times size is larger than 2^40");
-    if (bytes > 0 && !base) return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": base is NULL");
     return CCS_OK;
 }
 
@@ -76,7 +61,7 @@ ccs_status_t ccs_am_send_large(ccs_context_t handle, int target, uint16_t handle
         if (st != CCS_OK) return st;
         if (payload_size > 0 && !payload)
             return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": payload is NULL but payload_size > 0");
-        if (payload_size > max_message_bytes)
+        if (payload_size > wire::max_message_bytes)
             return fail(CCS_ERR_MESSAGE_TOO_LARGE, std::string(call) + ": payload of " +
                                                        std::to_string(payload_size) + " bytes is larger than 2^40");
         const large_am::sender_payload data{static_cast<const uint8_t *>(payload), payload_size, nullptr, 0};

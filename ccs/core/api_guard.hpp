@@ -65,6 +65,12 @@ inline ccs_status_t check_handler_args(const char *call, uint16_t handler_id, co
     return CCS_OK;
 }
 
+// `count` elements of the committed datadesc behind `handle` at `base`, as
+// a message's payload or a large message's destination: the datadesc in
+// `dd`, their bytes in `bytes` (at most wire::max_message_bytes).
+ccs_status_t check_elements(const char *call, ccs_datadesc_t handle, int64_t count, const void *base,
+                            ccs_datadesc_s *&dd, int64_t &bytes);
+
 [[gnu::cold]] ccs_status_t bad_rma_local(const char *call);
 [[gnu::cold]] ccs_status_t rma_peer_failed(const char *call, int target);
 

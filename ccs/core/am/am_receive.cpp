@@ -7,12 +7,6 @@
 #include <cstring>
 
 namespace ccs {
-namespace {
-// A fragmented message announces its total size in every fragment; refuse
-// absurd sizes from a corrupt packet instead of trying to allocate them.
-constexpr uint64_t max_message_bytes = 1ull << 40;
-}  // namespace
-
 void am_engine::drop_malformed(int source, const char *why) {
     ++stats_.dropped_malformed;
     log_message(log_level::warn,
@@ -44,7 +38,7 @@ void am_engine::deliver(int source, const void *packet, size_t length) try {
 
     wire::fragment_header f;
     std::memcpy(&f, bytes + sizeof h + args_bytes, sizeof f);
-    if (f.total == 0 || f.total > max_message_bytes || f.offset > f.total || h.length > f.total - f.offset)
+    if (f.total == 0 || f.total > wire::max_message_bytes || f.offset > f.total || h.length > f.total - f.offset)
         return drop_malformed(source, "fragment outside its message");
     if (h.flags & wire::abandoned) return drop_abandoned(source, *ctx, h, f);
     const uint64_t key = static_cast<uint64_t>(source) << 32 | f.message;

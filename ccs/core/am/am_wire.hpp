@@ -11,6 +11,10 @@
 
 namespace ccs::wire {
 
+// The largest message payload: senders refuse more, and a receiver refuses
+// a fragment that announces more instead of trying to allocate it.
+constexpr uint64_t max_message_bytes = 1ull << 40;
+
 enum flags : uint8_t {
     sequenced = 1u << 0,  // seq is valid: reorder by it (unordered plugin)
     fragment = 1u << 1,   // a fragment_header follows the args

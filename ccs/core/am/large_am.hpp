@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -181,6 +182,10 @@ private:
     static void on_piece(const ccs_am_message_t *m, void *self);
     // A pushed transfer ends: the completion runs, the sender is answered.
     void finish_push(uint64_t id, ccs_status_t status, const std::string &detail);
+    // Ends every pushed transfer `which` picks (a failed sender's, a
+    // destroyed context's) with `status`.
+    void end_pushed(const std::function<bool(const transfer &)> &which, ccs_status_t status,
+                    const std::string &detail);
     // Tells the sender of `op` how its message ended (nothing for op 0).
     void answer(int to, uint64_t op, ccs_status_t status, const std::string &detail);
     // A message that cannot be taken as accepted: both ends hear why.

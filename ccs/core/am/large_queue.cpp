@@ -9,7 +9,6 @@
 #include "util/error.hpp"
 
 #include <algorithm>
-#include <vector>
 
 namespace ccs {
 
@@ -101,11 +100,8 @@ void large_am::fail_queued(context *ctx, int target, queued_send &q, ccs_status_
 
 void large_am::peer_failed(int peer) {
     keys_.forget(peer);
-    std::vector<uint64_t> pushed;
-    for (const auto &kv : transfers_)
-        if (kv.second->pushed && kv.second->source == peer) pushed.push_back(kv.first);
-    for (const uint64_t id : pushed)
-        finish_push(id, CCS_ERR_PEER_FAILED, "rank " + std::to_string(peer) + ", the sender, failed during the transfer");
+    end_pushed([peer](const transfer &t) { return t.source == peer; }, CCS_ERR_PEER_FAILED,
+               "rank " + std::to_string(peer) + ", the sender, failed during the transfer");
     for (auto it = sending_.begin(); it != sending_.end();) {
         if (it->second.target != peer) {
             ++it;

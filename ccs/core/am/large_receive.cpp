@@ -215,6 +215,14 @@ void large_am::finish_push(uint64_t id, ccs_status_t status, const std::string &
     am_.add_completion({t->completion, status, detail, t->ctx});
 }
 
+void large_am::end_pushed(const std::function<bool(const transfer &)> &which, ccs_status_t status,
+                          const std::string &detail) {
+    std::vector<uint64_t> ending;  // finish_push erases from transfers_
+    for (const auto &kv : transfers_)
+        if (kv.second->pushed && which(*kv.second)) ending.push_back(kv.first);
+    for (const uint64_t id : ending) finish_push(id, status, detail);
+}
+
 ccs_status_t large_am::refuse(uint64_t token) {
     const auto it = waiting_.find(token);
     if (it == waiting_.end())
@@ -237,11 +245,8 @@ ccs_status_t large_am::fail_message(incoming &in, ccs_status_t here, const std::
 void large_am::context_destroyed(uint16_t ctx) {
     cancel_queued(ctx);
     keys_.release_unused();
-    std::vector<uint64_t> pushed;
-    for (const auto &kv : transfers_)
-        if (kv.second->pushed && kv.second->ctx == ctx) pushed.push_back(kv.first);
-    for (const uint64_t id : pushed)
-        finish_push(id, CCS_ERR_CANCELED, "the context was destroyed while its payload came");
+    end_pushed([ctx](const transfer &t) { return t.ctx == ctx; }, CCS_ERR_CANCELED,
+               "the context was destroyed while its payload came");
     for (auto it = waiting_.begin(); it != waiting_.end();) {
         if (it->second.ctx != ctx) {
             ++it;
