@@ -55,6 +55,9 @@ void print_plugin(FILE *out, const plugin_file &file, const transport_selection 
     if (a.am_nocopy_min)
         std::fprintf(out, "    nocopy:  packets from %zu bytes sent with a completion go from the caller's memory\n",
                      a.am_nocopy_min);
+    if (a.am_placeable_max)
+        std::fprintf(out, "    placed:  pushed payloads of up to %zu bytes are fetched straight into place\n",
+                     a.am_placeable_max);
     if (a.description[0]) std::fprintf(out, "    about:   %s\n", a.description);
 }
 

@@ -50,6 +50,8 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.rma_complete = &transport::service_rma_complete;
     services_.mem_shareable = &transport::service_mem_shareable;
     services_.am_send_complete = &transport::service_am_send_complete;
+    services_.am_place = &transport::service_am_place;
+    services_.am_placed = &transport::service_am_placed;
 }
 
 transport::~transport() {
@@ -153,7 +155,6 @@ void transport::service_am_deliver(void *core, int32_t source, const void *packe
     if (self->sink_) self->sink_->deliver(source, packet, length);
 }
 
-
 void transport::service_peer_failed(void *core, int32_t peer, const char *reason) {
     auto *self = static_cast<transport *>(core);
     if (self->sink_) self->sink_->peer_failed(peer, "plugin '" + self->name() + "': " + (reason ? reason : "peer failed"));
@@ -167,6 +168,18 @@ void transport::service_rma_complete(void *core, uint64_t token, ccs_plugin_stat
 void transport::service_am_send_complete(void *core, uint64_t token, ccs_plugin_status_t status) {
     auto *self = static_cast<transport *>(core);
     if (self->sink_) self->sink_->send_complete(token, status);
+}
+
+void *transport::service_am_place(void *core, int32_t source, const void *head, size_t head_length, size_t length,
+                                  uint64_t *placement) {
+    auto *self = static_cast<transport *>(core);
+    if (!self->sink_ || !head || !placement) return nullptr;
+    return self->sink_->place(source, head, head_length, length, *placement);
+}
+
+void transport::service_am_placed(void *core, uint64_t placement, ccs_plugin_status_t status) {
+    auto *self = static_cast<transport *>(core);
+    if (self->sink_) self->sink_->placed(placement, status);
 }
 
 int32_t transport::service_mem_shareable(void *, const void *addr, size_t length, int32_t *fd, uint64_t *offset,

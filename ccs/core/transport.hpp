@@ -21,6 +21,10 @@ public:
     virtual void peer_failed(int peer, const std::string &reason) = 0;
     // An am_send_nocopy that answered IN_PROGRESS finished.
     virtual void send_complete(uint64_t token, ccs_plugin_status_t status) = 0;
+    // Where the payload of a placeable packet goes, or null (ccs_plugin_v1.h:
+    // am_place); then placed() with the same `placement`.
+    virtual void *place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement) = 0;
+    virtual void placed(uint64_t placement, ccs_plugin_status_t status) = 0;
 
 protected:
     ~packet_sink() = default;
@@ -69,6 +73,10 @@ public:
     // answers IN_PROGRESS (see ccs_plugin_v1.h).
     ccs_plugin_status_t send_nocopy(int peer, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
         return table().am_send_nocopy(state_, peer, iov, count, token);
+    }
+    // A no-copy packet whose target places the payload itself.
+    ccs_plugin_status_t send_placeable(int peer, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+        return table().am_send_placeable(state_, peer, iov, count, token);
     }
     int progress() { return table().progress(state_); }
 
@@ -122,6 +130,9 @@ private:
     static void service_peer_failed(void *core, int32_t peer, const char *reason);
     static void service_rma_complete(void *core, uint64_t token, ccs_plugin_status_t status);
     static void service_am_send_complete(void *core, uint64_t token, ccs_plugin_status_t status);
+    static void *service_am_place(void *core, int32_t source, const void *head, size_t head_length, size_t length,
+                                  uint64_t *placement);
+    static void service_am_placed(void *core, uint64_t placement, ccs_plugin_status_t status);
     static int32_t service_mem_shareable(void *core, const void *addr, size_t length, int32_t *fd, uint64_t *offset,
                                          uint64_t *id);
 

@@ -65,6 +65,12 @@ public:
     void am_send_complete(uint64_t token, ccs_plugin_status_t status) const {
         s_.am_send_complete(s_.core, token, status);
     }
+    // Receiving in place (ccs_plugin_v1.h: am_place, am_placed).
+    bool can_place() const { return CCS_PLUGIN_HAS(&s_, am_place) && CCS_PLUGIN_HAS(&s_, am_placed); }
+    void *place(int32_t source, const void *head, size_t head_length, size_t length, uint64_t &placement) const {
+        return s_.am_place(s_.core, source, head, head_length, length, &placement);
+    }
+    void placed(uint64_t placement, ccs_plugin_status_t status) const { s_.am_placed(s_.core, placement, status); }
     bool mem_shareable(const void *addr, size_t length, int32_t &fd, uint64_t &offset, uint64_t &id) const {
         return CCS_PLUGIN_HAS(&s_, mem_shareable) && s_.mem_shareable(s_.core, addr, length, &fd, &offset, &id) != 0;
     }

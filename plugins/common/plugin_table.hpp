@@ -14,8 +14,8 @@
 //   address, connect, reachable, am_send, progress
 // and, where the plugin provides them, any of wireup_complete, mem_reg,
 // mem_dereg, rkey_pack, rkey_unpack, rkey_release, put, get,
-// am_send_nocopy, rkey_ptr, atomic, wakeup_fd with wakeup_arm. An operation the class lacks is left NULL, and
-// the core gives it the typed stub (CCS_PLUGIN_ERR_UNSUPPORTED).
+// am_send_nocopy, rkey_ptr, atomic, wakeup_fd with wakeup_arm, am_send_placeable. An operation the class
+// lacks is left NULL, and the core gives it the typed stub (CCS_PLUGIN_ERR_UNSUPPORTED) or its fallback.
 #pragma once
 
 #include "core_services.hpp"
@@ -128,6 +128,10 @@ constexpr ccs_plugin_v1_t make_table() {
         t.atomic = [](void *p, int32_t peer, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
                       uint64_t compare, void *result, void *rkey, uint64_t token) {
             return self<Plugin>(p)->atomic(peer, op, width, remote, operand, compare, result, rkey, token);
+        };
+    if constexpr (requires(Plugin &p, const ccs_plugin_iov_v1_t *iov) { p.am_send_placeable(0, iov, size_t{}, uint64_t{}); })
+        t.am_send_placeable = [](void *p, int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+            return self<Plugin>(p)->am_send_placeable(peer, iov, count, token);
         };
     if constexpr (requires(Plugin &p) { p.wakeup_arm(); }) {
         t.wakeup_fd = [](void *p) -> int32_t { return self<Plugin>(p)->wakeup_fd(); };

@@ -3,9 +3,14 @@
 // any size, offset and number, notices of abandoned messages, unknown or
 // destroyed contexts, short packets), fed to the receive side of the AM
 // engine, with contexts destroyed at points the input chooses.
+// Some packets come as a transport that receives in place offers them:
+// their head to place(), the payload fetched later and reported placed()
+// or lost, or a report for a placement never made.
 // Invariants (abort on violation), besides what ASan and UBSan see:
 //   - handlers only ever see at most CCS_AM_MAX_ARGS arguments, and a
 //     payload they can read in full;
+//   - the placer is asked only about whole, well-formed heads, and hears
+//     once of each place it gave, with the length it was asked for;
 //   - destroying every context leaves no message half received.
 // Fragment totals are either small or beyond what the engine accepts, so
 // every run stays within a few MiB.
@@ -13,6 +18,7 @@
 #include "core/context.hpp"
 #include "fuzz_input.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +42,29 @@ void on_message(const ccs_am_message_t *m, void *) {
 }
 
 void on_error(ccs_context_t, ccs_status_t, int, const char *, void *) {}
+
+// Places payloads of the internal context's handler 1 in its own memory.
+class test_placer final : public ccs::packet_placer {
+public:
+    uint8_t *place(int source, const uint64_t *, size_t nargs, size_t length) override {
+        require(source >= 0 && source < procs && nargs <= CCS_AM_MAX_ARGS && length > 0);
+        if (length > memory_.size()) return nullptr;
+        ++given_;
+        lengths_ += length;
+        return memory_.data();
+    }
+    void placed(int source, const uint64_t *, size_t nargs, size_t length, bool arrived) override {
+        require(source >= 0 && source < procs && nargs <= CCS_AM_MAX_ARGS && given_ > 0 && lengths_ >= length);
+        if (arrived) g_sink += memory_[length - 1];
+        --given_;
+        lengths_ -= length;
+    }
+    size_t given() const { return given_; }
+
+private:
+    std::vector<uint8_t> memory_ = std::vector<uint8_t>(4096);
+    size_t given_ = 0, lengths_ = 0;
+};
 
 uint64_t fragment_total(input &in) {
     switch (in.byte() % 8) {
@@ -91,8 +120,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
     }
     contexts.destroy(live_contexts);
     ccs::am_engine engine(contexts, 0, procs, 1 << 20, 1 << 20);
+    test_placer placer;
+    engine.set_placer(1, &placer);
+    std::vector<uint64_t> placements;
     while (in.n > 0) {
         const uint8_t op = in.byte();
+        if (op % 16 == 1) {  // a fetch into place ends: arrived, lost, or never asked for
+            const size_t pick = in.byte();
+            const auto status = in.byte() % 3 == 0 ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_OK;
+            if (pick % 4 == 0 || placements.empty()) {
+                engine.placed(in.byte() * 7919ull, status);
+            } else {
+                const size_t i = pick % placements.size();
+                engine.placed(placements[i], status);
+                placements.erase(placements.begin() + static_cast<std::ptrdiff_t>(i));
+            }
+            continue;
+        }
+        if (op % 16 == 2) {  // a rendezvous head: where does the rest go?
+            const int source = static_cast<int>(in.byte() % (procs + 2)) - 1;
+            const std::vector<uint8_t> packet = make_packet(in);
+            const size_t head = in.byte() % (packet.size() + 1);
+            const size_t rest = in.byte() % 4 == 0 ? in.byte() * 64u : packet.size() - head;
+            uint64_t id = 0;
+            if (engine.place(source, packet.data(), head, rest, id)) placements.push_back(id);
+            continue;
+        }
         if (op % 16 == 0) {  // a context goes away mid-stream
             const auto id = static_cast<uint16_t>(1 + in.byte() % 2);
             if (contexts.by_id(id)) {
@@ -105,6 +158,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
         const std::vector<uint8_t> packet = make_packet(in);
         engine.deliver(source, packet.data(), packet.size());
     }
+    for (const uint64_t id : placements) engine.placed(id, CCS_PLUGIN_ERR_PEER_FAILED);
+    require(placer.given() == 0);
     for (uint16_t id = 0; id <= live_contexts + 1; ++id) engine.context_destroyed(id);
     require(engine.reassembling() == 0);
     return 0;

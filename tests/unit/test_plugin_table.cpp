@@ -72,6 +72,29 @@ TEST(PluginTable, APluginBuiltBeforeAtomicsLeavesThemToTheCore) {
     EXPECT_EQ(old, 7u);
 }
 
+namespace {
+ccs_plugin_status_t fake_nocopy(void *, int32_t, const ccs_plugin_iov_v1_t *, size_t, uint64_t) {
+    return CCS_PLUGIN_IN_PROGRESS;
+}
+}  // namespace
+
+TEST(PluginTable, APluginBuiltBeforePlacementSendsPlaceablePacketsWithoutACopy) {
+    ccs_plugin_v1_t older{};
+    std::memset(&older, 0xFF, sizeof older);
+    older.struct_size = offsetof(ccs_plugin_v1_t, am_send_placeable);
+    older.abi_version = CCS_PLUGIN_ABI_VERSION_1;
+    older.name = "older";
+    older.am_send_nocopy = fake_nocopy;
+    plugin_table t;
+    std::string why;
+    ASSERT_TRUE(plugin_table_from_v1(older, t, why)) << why;
+    // Its own no-copy send, not a stub: the target delivers the packet as usual.
+    EXPECT_EQ(t.am_send_placeable, &fake_nocopy);
+    // And one without either copies.
+    const plugin_table none = built_before(offsetof(ccs_plugin_v1_t, am_send_nocopy));
+    EXPECT_EQ(none.am_send_placeable(nullptr, 1, nullptr, 0, 0), CCS_PLUGIN_ERR_UNSUPPORTED);
+}
+
 TEST(PluginTable, NullOpsBecomeStubs) {
     ccs_plugin_v1_t v{};
     v.struct_size = sizeof v;

@@ -37,6 +37,7 @@ struct am_stats {
     uint64_t peers_failed = 0;
     uint64_t sent_nocopy = 0;       // sent from the user's buffer (am_send_nocopy)
     uint64_t abandoned = 0;         // refused after part of it went; the target drops that part
+    uint64_t placed = 0;            // payloads a transport fetched straight into place
 };
 
 // Takes the messages that a header handler decides on (core/am/large_am.hpp):
@@ -49,6 +50,21 @@ public:
 
 protected:
     ~header_sink() = default;
+};
+
+// Takes the payload of messages to one internal handler straight into its
+// own memory, where a transport can fetch it there (core/am/large_am.hpp:
+// pushed pieces of a large message).
+class packet_placer {
+public:
+    // Where the `length` payload bytes of this message go, or null: it is
+    // delivered to the handler the ordinary way.
+    virtual uint8_t *place(int source, const uint64_t *args, size_t nargs, size_t length) = 0;
+    // The bytes place() answered for are there (`arrived`), or never come.
+    virtual void placed(int source, const uint64_t *args, size_t nargs, size_t length, bool arrived) = 0;
+
+protected:
+    ~packet_placer() = default;
 };
 
 class am_engine final : public packet_sink {
@@ -85,7 +101,19 @@ public:
                     completion);
     }
 
+    // One packet of `length` bytes at `data`, unsequenced, from the caller's
+    // memory (held until `completion`), that `handler` of the internal
+    // context places (set_placer): the transport may let the target fetch
+    // it into place. Where it cannot go that way now, it goes as send()
+    // sends it.
+    ccs_status_t send_placeable(context &internal, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                                const uint8_t *data, size_t length, const ccs_completion_t &completion);
+    // `handler` of the internal context places its payloads.
+    void set_placer(uint16_t handler, packet_placer *placer);
+
     void deliver(int source, const void *packet, size_t length) override;
+    void *place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement) override;
+    void placed(uint64_t placement, ccs_plugin_status_t status) override;
     // Fails what is queued for the peer, refuses new sends to it and tells
     // every context's error handler.
     void peer_failed(int peer, const std::string &reason) override;
@@ -140,6 +168,14 @@ public:
     void add_completion(pending_completion &&c) { completions_.push_back(std::move(c)); }
     // The largest packet the route to `peer` takes; 0 for this process.
     size_t packet_limit(int peer) const { return peers_[static_cast<size_t>(peer)].max_packet; }
+    // The largest payload send_placeable sends to `peer` as one packet
+    // behind `nargs` arguments; 0 for this process.
+    size_t placeable_limit(int peer, size_t nargs) const {
+        const peer_state &p = peers_[static_cast<size_t>(peer)];
+        const size_t head = sizeof(wire::header) + nargs * sizeof(uint64_t);
+        if (p.placeable_max) return p.placeable_max;
+        return p.max_packet > head ? p.max_packet - head : 0;
+    }
 
     bool over_queue_limit() const { return stats_.queue_bytes > queue_limit_; }
     bool sends_pending() const {
@@ -177,6 +213,7 @@ private:
         transport *route = nullptr;
         size_t max_packet = 0;
         size_t nocopy_min = 0;          // packets this large go without a copy; 0: never
+        size_t placeable_max = 0;       // attr am_placeable_max
         bool sequenced = false;         // transport does not order: add seq
         std::deque<outgoing> queue;
         uint32_t next_message = 0;
@@ -219,7 +256,7 @@ private:
     static size_t write_packet_head(wire::header h, const uint64_t *args, size_t chunk, uint8_t *head);
     // A whole message from the user's buffer; AGAIN or UNSUPPORTED: use
     // the copying path.
-    ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o);
+    ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable = false);
     // Hands the next packet of `o` to the transport.
     ccs_plugin_status_t send_packet(int target, peer_state &p, outgoing &o);
     // Counts and reports a send the transport refused; out of line.
@@ -288,6 +325,17 @@ private:
     std::string failure_;                            // first peer failure
     std::function<void(int)> on_peer_failed_;
     header_sink *header_sink_ = nullptr;
+    std::map<uint16_t, packet_placer *> placers_;  // by internal handler
+    // Payloads a transport is fetching into place.
+    struct placement {
+        packet_placer *placer = nullptr;
+        int source = -1;
+        std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
+        uint8_t nargs = 0;
+        size_t length = 0;
+    };
+    std::map<uint64_t, placement> placing_;
+    uint64_t next_placement_ = 1;
     am_stats stats_;
 };
 

@@ -22,6 +22,7 @@ void am_engine::set_route(int peer, transport *route) {
     p.route = route;
     p.max_packet = route->attr().am_max_packet;
     p.nocopy_min = route->attr().am_nocopy_min;
+    p.placeable_max = route->attr().am_placeable_max;
     p.sequenced = !route->ordered();
 }
 
@@ -125,6 +126,37 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     return send_or_queue(target, p, std::move(o), data);
 }
 
+ccs_status_t am_engine::send_placeable(context &internal, int target, uint16_t handler, const uint64_t *args,
+                                      size_t nargs, const uint8_t *data, size_t length,
+                                      const ccs_completion_t &completion) {
+    const payload_source bytes{data, length, nullptr, 0};
+    if (target == rank_) return send(internal, target, handler, args, nargs, bytes, &completion);
+    peer_state &p = peers_[static_cast<size_t>(target)];
+    const size_t packet_bytes = sizeof(wire::header) + nargs * sizeof(uint64_t) + length;
+    if (!p.route || p.failed || !p.queue.empty() || !p.nocopy_min || packet_bytes < p.nocopy_min ||
+        length > placeable_limit(target, nargs))
+        return send(internal, target, handler, args, nargs, bytes, &completion);
+    outgoing o;
+    o.header.context = internal.id();
+    o.header.handler = handler;
+    o.header.nargs = static_cast<uint8_t>(nargs);
+    std::copy_n(args, nargs, o.args.begin());
+    o.data = data;
+    o.total = length;
+    o.has_completion = true;
+    o.completion = completion;
+    const ccs_plugin_status_t st = send_nocopy(target, p, o, true);
+    if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
+        ++stats_.sent;
+        ++stats_.sent_nocopy;
+        if (st == CCS_PLUGIN_OK) completions_.push_back({completion, CCS_OK, {}, internal.id()});
+        return CCS_OK;
+    }
+    if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
+    else if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
+    return send(internal, target, handler, args, nargs, bytes, &completion);
+}
+
 ccs_status_t am_engine::send_to_self(context &ctx, uint16_t handler, const uint64_t *args, size_t nargs,
                                      const payload_source &data, const ccs_completion_t *completion, bool large) {
     // Delivered from the next ccs_progress, never inline, so a handler
@@ -201,7 +233,7 @@ size_t am_engine::write_head(const outgoing &o, size_t chunk, uint8_t *head) {
     return head_bytes;
 }
 
-ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outgoing &o) {
+ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable) {
     nocopy_send pending;
     pending.head.resize(sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t));
     pending.head.resize(write_head(o, o.total, pending.head.data()));
@@ -210,7 +242,8 @@ ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outg
     pending.context = o.header.context;
     const uint64_t token = next_nocopy_token_++;
     const ccs_plugin_iov_v1_t iov[2] = {{pending.head.data(), pending.head.size()}, {o.data, o.total}};
-    const ccs_plugin_status_t st = p.route->send_nocopy(target, iov, 2, token);
+    const ccs_plugin_status_t st =
+        placeable ? p.route->send_placeable(target, iov, 2, token) : p.route->send_nocopy(target, iov, 2, token);
     // Moving the vector keeps its bytes where the plugin saw them.
     if (st == CCS_PLUGIN_IN_PROGRESS) nocopy_.emplace(token, std::move(pending));
     return st;

@@ -109,6 +109,8 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     CCS_OP_OR_STUB(wakeup_fd);
     CCS_OP_OR_STUB(wakeup_arm);
 #undef CCS_OP_OR_STUB
+    // Without its own, a placeable packet is an ordinary no-copy one.
+    out.am_send_placeable = CCS_PLUGIN_HAS(&v1, am_send_placeable) ? v1.am_send_placeable : out.am_send_nocopy;
     return true;
 }
 

@@ -111,6 +111,9 @@ typedef struct ccs_plugin_attr_v1 {
     /* Appended: packets of at least this many bytes go to am_send_nocopy
      * when the core can keep them untouched; 0: never. */
     size_t am_nocopy_min;
+    /* Appended: the largest payload (last iov entry) am_send_placeable
+     * takes, its head aside; 0: packets of am_max_packet in all. */
+    size_t am_placeable_max;
 } ccs_plugin_attr_v1_t;
 
 typedef struct ccs_plugin_iov_v1 {
@@ -173,6 +176,22 @@ typedef struct ccs_plugin_services_v1 {
      * plugin no longer reads its iov. Called only from inside progress().
      * (Appended: check struct_size before use.) */
     void (*am_send_complete)(void *core, uint64_t token, ccs_plugin_status_t status);
+    /* Receiving in place (appended: check struct_size before use). For a
+     * packet sent with am_send_placeable whose payload a plugin can fetch
+     * after the rest arrived (a rendezvous): `head` is every iov entry the
+     * sender gave but the last (head_length bytes), `length` the last
+     * entry's length. Returns where the core wants those `length` bytes,
+     * and sets *placement, or returns NULL: fetch them as usual and
+     * am_deliver the whole packet. A non-NULL answer is followed by exactly
+     * one am_placed with that *placement, whether the bytes came or not.
+     * May be called from within the transport's own callbacks inside
+     * progress(); it delivers nothing. */
+    void *(*am_place)(void *core, int32_t source, const void *head,
+                      size_t head_length, size_t length, uint64_t *placement);
+    /* The bytes of `placement` are in place (OK), or will never come (any
+     * error: the peer failed, the fetch was cancelled). Called only from
+     * inside progress(), not from the transport's callbacks. */
+    void (*am_placed)(void *core, uint64_t placement, ccs_plugin_status_t status);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
@@ -305,6 +324,17 @@ typedef struct ccs_plugin_v1 {
      * is ready already; progress() instead of sleeping. The next progress()
      * disarms. The same thread calls it that calls progress(). */
     ccs_plugin_status_t (*wakeup_arm)(void *state);
+
+    /* ---- payloads received in place (appended) ------------------------ */
+
+    /* am_send_nocopy for a packet whose payload the target's core places
+     * itself (services->am_place): a plugin that can let the target fetch
+     * the last iov entry straight into place does so, even where it would
+     * send other packets of this size eagerly. Same answers as
+     * am_send_nocopy. NULL: the core calls am_send_nocopy instead. */
+    ccs_plugin_status_t (*am_send_placeable)(void *state, int32_t peer,
+                                             const ccs_plugin_iov_v1_t *iov,
+                                             size_t iovcnt, uint64_t token);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus

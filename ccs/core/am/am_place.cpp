@@ -1,0 +1,71 @@
+// Payloads received in place: a transport that fetches a packet's payload
+// after its head arrived (a rendezvous) asks where it goes; the handler's
+// placer answers, and hears when the bytes are there.
+#include "core/am/am_engine.hpp"
+
+#include "util/log.hpp"
+
+#include <cstring>
+#include <iterator>
+
+namespace ccs {
+
+void am_engine::set_placer(uint16_t handler, packet_placer *placer) {
+    if (placer) {
+        placers_[handler] = placer;
+        return;
+    }
+    // Its fetches still running are forgotten: it is going away.
+    const auto gone = placers_.find(handler);
+    if (gone == placers_.end()) return;
+    for (auto it = placing_.begin(); it != placing_.end();)
+        it = it->second.placer == gone->second ? placing_.erase(it) : std::next(it);
+    placers_.erase(gone);
+}
+
+void *am_engine::place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement_id) try {
+    // The head comes from the peer: checked as deliver() checks a packet.
+    if (source < 0 || static_cast<size_t>(source) >= peers_.size() || head_length < sizeof(wire::header) ||
+        length == 0)
+        return nullptr;
+    wire::header h;
+    std::memcpy(&h, head, sizeof h);
+    // Only whole, unsequenced packets of the internal context: anything
+    // else needs the engine's own handling on delivery.
+    if (h.flags != 0 || h.context != context_table::internal_id || h.nargs > CCS_AM_MAX_ARGS ||
+        head_length != sizeof h + h.nargs * sizeof(uint64_t) || h.length != length)
+        return nullptr;
+    const auto found = placers_.find(h.handler);
+    if (found == placers_.end()) return nullptr;
+    placement p;
+    p.placer = found->second;
+    p.source = source;
+    p.nargs = h.nargs;
+    p.length = length;
+    std::memcpy(p.args.data(), static_cast<const uint8_t *>(head) + sizeof h, h.nargs * sizeof(uint64_t));
+    uint8_t *at = p.placer->place(source, p.args.data(), p.nargs, length);
+    if (!at) return nullptr;
+    placement_id = next_placement_++;
+    placing_.emplace(placement_id, p);
+    return at;
+} catch (const std::exception &e) {
+    log_message(log_level::error, std::string("could not place a payload: ") + e.what());
+    return nullptr;
+}
+
+void am_engine::placed(uint64_t placement_id, ccs_plugin_status_t status) {
+    const auto it = placing_.find(placement_id);
+    if (it == placing_.end()) {
+        // Unknown: its placer went away (finalize), or the plugin is wrong.
+        log_message(log_level::debug, "a transport reported a payload placed that nobody waits for");
+        return;
+    }
+    const placement p = it->second;
+    placing_.erase(it);
+    if (status == CCS_PLUGIN_OK) ++stats_.placed;
+    ++depth_;
+    p.placer->placed(p.source, p.args.data(), p.nargs, p.length, status == CCS_PLUGIN_OK);
+    --depth_;
+}
+
+}  // namespace ccs
