@@ -359,8 +359,12 @@ ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const c
 }
 
 ccs_status_t runtime::context_destroy(context &ctx) {
-    // Its sends leave and its RMA completes first, callbacks included.
-    progress_until([&] { return ctx.queued_sends == 0 && (rma_->outstanding(ctx.id(), -1) == 0 || am_->any_peer_failed()); });
+    // Its sends leave, its RMA completes (callbacks included) and no
+    // transport writes a large message's payload into its destinations.
+    progress_until([&] {
+        return ctx.queued_sends == 0 && (rma_->outstanding(ctx.id(), -1) == 0 || am_->any_peer_failed()) &&
+               large_->placing(ctx.id()) == 0;
+    });
     rma_->progress();
     rma_->context_destroyed(ctx.id());
     am_->run_completions();
@@ -388,6 +392,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.send_errors", s.send_errors},
         {"am.sent_nocopy", s.sent_nocopy},
         {"am.abandoned", s.abandoned},
+        {"am.placed", s.placed},
         {"am.large_sent", large_->stats().sent},
         {"am.large_sent_eager", large_->stats().sent_eager},
         {"am.large_received", large_->stats().received},

@@ -42,7 +42,7 @@ struct large_am_stats {
     uint64_t refused = 0;    // refused, or a failed accept
 };
 
-class large_am final : public header_sink {
+class large_am final : public header_sink, public packet_placer {
 public:
     // eager_limit: CCS_AM_EAGER_LIMIT, payloads that travel with the header
     // (where the route's packet holds them too). window:
@@ -86,6 +86,13 @@ public:
     ccs_status_t accept(const char *call, uint64_t token, const destination &to, const ccs_completion_t *completion);
     ccs_status_t refuse(uint64_t token);
 
+    // packet_placer: pushed pieces into a contiguous destination.
+    uint8_t *place(int source, const uint64_t *args, size_t nargs, size_t length) override;
+    void placed(int source, const uint64_t *args, size_t nargs, size_t length, bool arrived) override;
+    // Pieces of the context's messages a transport is writing into their
+    // destinations now (destroying the context waits for them).
+    size_t placing(uint16_t ctx) const;
+
     // header_sink: runs the header handler.
     void on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
                    const uint8_t *payload, size_t length, bool large) override;
@@ -101,7 +108,8 @@ public:
     size_t undecided() const { return waiting_.size(); }
 
 private:
-    // A sent message, until the target answers.
+    // A sent message, until the target answers and the transport no longer
+    // reads any piece of it that it pushed.
     struct sending {
         int target = -1;
         uint16_t ctx = 0;
@@ -109,6 +117,12 @@ private:
         ccs_mem_t mem{0};  // fetch: the payload's registration (registrations_)
         const uint8_t *payload = nullptr;  // contiguous: pushed from here if asked
         uint64_t size = 0;
+        large_am *owner = nullptr;
+        uint64_t op = 0;
+        uint32_t pieces_out = 0;  // pushed pieces the transport may still read
+        bool ended = false;       // answered (or failed), waiting for pieces_out
+        ccs_status_t end_status = CCS_OK;
+        std::string end_detail;
     };
     // A message whose header handler ran, until accepted or refused.
     struct incoming {
@@ -136,6 +150,13 @@ private:
         bool pushed = false;
         destination to;
         uint64_t size = 0, received = 0;
+        // Pieces a transport writes into `to` now: the transfer lives until
+        // they are done, even once it has ended (`ending`).
+        uint32_t placing = 0;
+        uint64_t placing_bytes = 0;
+        bool ending = false;
+        ccs_status_t end_status = CCS_OK;
+        std::string end_detail;
         ccs_completion_t completion{};
         std::unique_ptr<ccs_datadesc_s> remote_dd;  // the sender's layout, while the engine reads it
     };
@@ -174,6 +195,12 @@ private:
     ccs_status_t send_fetch(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                             const sender_payload &data, wire::large_header &h, ccs_mem_t &mem);
     static void on_answer(const ccs_am_message_t *m, void *self);
+    // The message ends with `status`: its completion runs once no pushed
+    // piece of it is left with the transport (`later`: from the next
+    // progress, for callers outside handlers and callbacks).
+    void end_sending(std::unordered_map<uint64_t, sending>::iterator it, ccs_status_t status, std::string detail,
+                     bool later = false);
+    static void on_piece_sent(ccs_status_t status, void *sending);
     // Where the route has no native get, the target asks the sender to
     // push the payload in pieces of a packet each, which it copies into
     // the destination as they come: one copy on each side, no reassembly.

@@ -107,11 +107,10 @@ void large_am::peer_failed(int peer) {
             ++it;
             continue;
         }
-        const sending s = it->second;
-        it = sending_.erase(it);
-        if (s.mem.id) registrations_.give_back(s.mem);
-        am_.add_completion({s.completion, CCS_ERR_PEER_FAILED,
-                            "large message to rank " + std::to_string(peer) + ": the rank failed", s.ctx});
+        const auto ending = it++;  // end_sending may erase it
+        if (!ending->second.ended)
+            end_sending(ending, CCS_ERR_PEER_FAILED, "large message to rank " + std::to_string(peer) + ": the rank failed",
+                        true);
     }
     for (auto it = streams_.begin(); it != streams_.end();) {
         if (it->first.second != peer) {

@@ -190,11 +190,12 @@ void large_am::on_piece(const ccs_am_message_t *m, void *arg) {
     auto &self = *static_cast<large_am *>(arg);
     if (m->nargs != 2) return self.am_.drop_malformed(m->source, "large message piece without its two words");
     const auto it = self.transfers_.find(m->args[0]);
-    if (it == self.transfers_.end()) return;  // ended: its context went, or the sender failed
+    // Ended: its context went, or the sender failed.
+    if (it == self.transfers_.end() || it->second->ending) return;
     transfer &t = *it->second;
     const uint64_t offset = m->args[1];
     if (!t.pushed || t.source != m->source || offset > t.size || m->payload_size > t.size - offset ||
-        m->payload_size > t.size - t.received)
+        m->payload_size > t.size - t.received - t.placing_bytes)
         return self.am_.drop_malformed(m->source, "large message piece outside its message");
     auto *from = static_cast<uint8_t *>(const_cast<void *>(m->payload));
     if (t.to.dd)
@@ -206,9 +207,55 @@ void large_am::on_piece(const ccs_am_message_t *m, void *arg) {
     if (t.received == t.size) self.finish_push(t.id, CCS_OK, {});
 }
 
+uint8_t *large_am::place(int source, const uint64_t *args, size_t nargs, size_t length) {
+    if (nargs != 2) return nullptr;
+    const auto it = transfers_.find(args[0]);
+    if (it == transfers_.end()) return nullptr;
+    transfer &t = *it->second;
+    const uint64_t offset = args[1];
+    // A datadesc destination is unpacked from the delivered piece; anything
+    // out of bounds is delivered too, and dropped there as malformed.
+    if (!t.pushed || t.ending || t.to.dd || t.source != source || offset > t.size || length > t.size - offset ||
+        length > t.size - t.received - t.placing_bytes)
+        return nullptr;
+    ++t.placing;
+    t.placing_bytes += length;
+    return t.to.base + offset;
+}
+
+void large_am::placed(int, const uint64_t *args, size_t, size_t length, bool arrived) {
+    const auto it = transfers_.find(args[0]);
+    if (it == transfers_.end()) return;
+    transfer &t = *it->second;
+    --t.placing;
+    t.placing_bytes -= length;
+    if (arrived) t.received += length;
+    if (t.ending) {
+        if (t.placing == 0) finish_push(t.id, t.end_status, t.end_detail);
+    } else if (t.received == t.size) {
+        finish_push(t.id, CCS_OK, {});
+    }
+}
+
+size_t large_am::placing(uint16_t ctx) const {
+    size_t n = 0;
+    for (const auto &kv : transfers_)
+        if (kv.second->ctx == ctx) n += kv.second->placing;
+    return n;
+}
+
 void large_am::finish_push(uint64_t id, ccs_status_t status, const std::string &detail) {
     const auto it = transfers_.find(id);
     if (it == transfers_.end()) return;
+    if (it->second->placing > 0) {  // the transport still writes into the destination
+        transfer &t = *it->second;
+        if (!t.ending) {
+            t.ending = true;
+            t.end_status = status;
+            t.end_detail = detail;
+        }
+        return;
+    }
     const std::unique_ptr<transfer> t = std::move(it->second);
     transfers_.erase(it);
     answer(t->source, t->op, status, who() + ": " + detail);

@@ -17,7 +17,10 @@ large_am::large_am(context_table &contexts, am_engine &am, rma_engine &rma, memo
     : contexts_(contexts), am_(am), rma_(rma), rank_(rank), eager_limit_(eager_limit), window_(window),
       registrations_(memory), keys_(rma) {}
 
-large_am::~large_am() = default;  // the caches end what they hold
+// The caches end what they hold.
+large_am::~large_am() {
+    if (answer_handler_) am_.set_placer(answer_handler_ + piece_at, nullptr);
+}
 
 ccs_status_t large_am::install(internal_handlers &handlers) {
     const ccs_status_t st = handlers.reserve("large messages", handler_count, answer_handler_);
@@ -25,6 +28,7 @@ ccs_status_t large_am::install(internal_handlers &handlers) {
     handlers.set(answer_handler_ + answer_at, &large_am::on_answer, this);
     handlers.set(answer_handler_ + pull_at, &large_am::on_pull, this);
     handlers.set(answer_handler_ + piece_at, &large_am::on_piece, this);
+    am_.set_placer(answer_handler_ + piece_at, this);
     return CCS_OK;
 }
 
@@ -50,7 +54,10 @@ ccs_status_t large_am::send_now(context &ctx, int target, uint16_t handler, cons
         if (mem.id) registrations_.give_back(mem);
         return st;
     }
-    sending_[h.op] = sending{target, ctx.id(), completion, mem, data.dd ? nullptr : data.base, data.size};
+    sending &s = sending_[h.op];
+    s = sending{target, ctx.id(), completion, mem, data.dd ? nullptr : data.base, data.size};
+    s.owner = this;
+    s.op = h.op;
     ++stats_.sent;
     if (eager) ++stats_.sent_eager;
     return CCS_OK;
@@ -105,39 +112,63 @@ void large_am::on_answer(const ccs_am_message_t *m, void *arg) {
     auto &self = *static_cast<large_am *>(arg);
     if (m->nargs != 2) return;
     const auto it = self.sending_.find(m->args[0]);
-    if (it == self.sending_.end() || it->second.target != m->source) return;
-    const sending s = it->second;
-    self.sending_.erase(it);
-    if (s.mem.id) self.registrations_.give_back(s.mem);
-    const auto stream = self.streams_.find({s.ctx, s.target});
+    if (it == self.sending_.end() || it->second.target != m->source || it->second.ended) return;
+    const auto stream = self.streams_.find({it->second.ctx, it->second.target});
+    const auto status = static_cast<ccs_status_t>(m->args[1]);
+    std::string detail;
+    if (status != CCS_OK) detail.assign(static_cast<const char *>(m->payload), m->payload_size);
+    self.end_sending(it, status, std::move(detail));
     if (stream != self.streams_.end() && stream->second.unanswered > 0) {
         --stream->second.unanswered;
         self.drain(stream->first);
     }
-    const auto status = static_cast<ccs_status_t>(m->args[1]);
-    std::string detail;
-    if (status != CCS_OK) detail.assign(static_cast<const char *>(m->payload), m->payload_size);
-    self.am_.complete_or_defer({s.completion, status, std::move(detail), s.ctx});
 }
 
-// The target accepted and asks for the payload: pieces of one packet,
-// copied by the engine only where the transport makes them wait.
+void large_am::end_sending(std::unordered_map<uint64_t, sending>::iterator it, ccs_status_t status,
+                           std::string detail, bool later) {
+    sending &s = it->second;
+    if (s.pieces_out > 0) {
+        s.ended = true;
+        s.payload = nullptr;  // nothing more is pushed from it
+        s.end_status = status;
+        s.end_detail = std::move(detail);
+        return;
+    }
+    const sending done = std::move(s);
+    sending_.erase(it);
+    if (done.mem.id) registrations_.give_back(done.mem);
+    pending_completion c{done.completion, status, std::move(detail), done.ctx};
+    if (later) am_.add_completion(std::move(c));
+    else am_.complete_or_defer(std::move(c));
+}
+
+void large_am::on_piece_sent(ccs_status_t, void *arg) {
+    auto &s = *static_cast<sending *>(arg);
+    if (--s.pieces_out > 0 || !s.ended) return;
+    large_am &self = *s.owner;
+    self.end_sending(self.sending_.find(s.op), s.end_status, s.end_detail);
+}
+
+// The target accepted and asks for the payload: pieces of one packet, sent
+// from the payload, each of which the target can receive straight into
+// the destination where the transport fetches payloads after their head.
 void large_am::on_pull(const ccs_am_message_t *m, void *arg) {
     auto &self = *static_cast<large_am *>(arg);
     if (m->nargs != 2) return;
     const auto it = self.sending_.find(m->args[0]);
     if (it == self.sending_.end() || it->second.target != m->source || !it->second.payload) return;
-    const sending &s = it->second;
+    sending &s = it->second;
     context *internal = self.contexts_.by_id(context_table::internal_id);
-    const size_t head = sizeof(wire::header) + 2 * sizeof(uint64_t);
-    const size_t packet = self.am_.packet_limit(m->source);
-    const size_t piece = packet > head + 4096 ? packet - head : 4096;
+    const size_t piece = std::max<size_t>(self.am_.placeable_limit(m->source, 2), 4096);
     for (uint64_t offset = 0; offset < s.size; offset += piece) {
         const uint64_t args[2] = {m->args[1], offset};
         const size_t n = static_cast<size_t>(std::min<uint64_t>(piece, s.size - offset));
-        const am_engine::payload_source bytes{s.payload + offset, n, nullptr, 0};
-        if (self.am_.send(*internal, m->source, self.answer_handler_ + piece_at, args, 2, bytes, nullptr) != CCS_OK)
+        // Each piece's completion says the transport no longer reads it:
+        // until the last, the sender's completion waits (end_sending).
+        if (self.am_.send_placeable(*internal, m->source, self.answer_handler_ + piece_at, args, 2,
+                                    s.payload + offset, n, {&large_am::on_piece_sent, &s, nullptr}) != CCS_OK)
             return;  // the peer failed: both ends hear of that
+        ++s.pieces_out;
     }
 }
 
