@@ -11,6 +11,7 @@ struct callbacks {
     static ucs_status_t am_arrived(void *arg, const void *header, size_t header_length, void *data, size_t length,
                                    const ucp_am_recv_param_t *param);
     static void rendezvous_received(void *request, ucs_status_t status, size_t length, void *user_data);
+    static void placement_received(void *request, ucs_status_t status, size_t length, void *user_data);
     static void send_done(void *request, ucs_status_t status, void *user_data);
     static void nocopy_send_done(void *request, ucs_status_t status, void *user_data);
     static void rma_piece_done(void *request, ucs_status_t status, void *user_data);
@@ -22,5 +23,8 @@ constexpr uint16_t am_id = 0;
 // No-copy sends are for packets at least this large (ccs_plugin_attr_v1_t
 // am_nocopy_min): below it a copy costs less than the bookkeeping.
 constexpr size_t nocopy_min = 64u << 10;
+// Placeable payloads (am_placeable_max) go by rendezvous, each a round trip
+// more than eager: pieces of a mebibyte hide it and stay in cache.
+constexpr size_t placeable_max = size_t{1} << 20;
 
 }  // namespace ccs::ucx

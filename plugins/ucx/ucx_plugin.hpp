@@ -154,6 +154,12 @@ struct rendezvous {
     arrival *a;
 };
 
+// A rendezvous payload being fetched to where the core placed it.
+struct placement {
+    ucx_plugin *owner;
+    uint64_t id;  // the core's
+};
+
 // A peer's key as unpacked for this process's endpoint to it.
 struct remote_key {
     ucp_rkey_h rkey;
@@ -216,7 +222,14 @@ public:
     static constexpr size_t immediate_max = 256;
     // All but the last iov entry go as the UCP header, the last from the
     // core's memory, unread after the completion (see ccs_plugin_v1.h).
-    ccs_plugin_status_t am_send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token);
+    ccs_plugin_status_t am_send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+        return send_nocopy(rank, iov, count, token, false);
+    }
+    // The same by UCX's rendezvous, so the target fetches the last entry
+    // straight to where its core places it.
+    ccs_plugin_status_t am_send_placeable(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+        return send_nocopy(rank, iov, count, token, true);
+    }
 
     // ucx_progress.cpp
     int32_t progress();
@@ -278,6 +291,11 @@ private:
         rp.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         rp.flags = UCP_AM_SEND_FLAG_EAGER;
     }
+    ccs_plugin_status_t send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token,
+                                    bool rendezvous);
+    // A rendezvous packet whose payload the core places: fetched straight
+    // there; false if the core wants it delivered as usual.
+    bool fetch_into_place(int32_t source, const uint8_t *head, size_t head_length, void *descriptor, size_t length);
     // Logs a failed ucp_am_send_nbx and maps its status.
     ccs_plugin_status_t send_failed(int32_t rank, ucs_status_t status) const;
     struct lane_facts {
@@ -389,6 +407,7 @@ private:
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
     std::vector<rma_request *> compare_and_swap_steps_;  // finished steps of the loop
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_sends_;  // no-copy sends
+    std::vector<std::pair<uint64_t, ucs_status_t>> finished_placements_;  // by the core's placement id
     std::vector<std::pair<int32_t, std::string>> failed_peers_;
 };
 

@@ -60,6 +60,9 @@ int32_t ucx_plugin::report() {
     events += drain(finished_rma_, [&](uint64_t token, ucs_status_t status) {
         core_.rma_complete(token, status_from_ucs(status));
     });
+    events += drain(finished_placements_, [&](uint64_t placement, ucs_status_t status) {
+        core_.placed(placement, status_from_ucs(status));
+    });
     events += drain(failed_peers_, [&](int32_t rank, const std::string &why) { core_.peer_failed(rank, why); });
     return events;
 }

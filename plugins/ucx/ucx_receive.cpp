@@ -1,7 +1,8 @@
 // Receiving: UCX's AM callback records each packet as an arrival (small
 // ones copied into the record, larger ones kept in UCX's buffer or copied,
-// rendezvous ones fetched a few at a time); progress() delivers them once
-// ucp_worker_progress has returned.
+// rendezvous ones fetched a few at a time, or straight to where the core
+// places them); progress() delivers them once ucp_worker_progress has
+// returned.
 #include "ucx_callbacks.hpp"
 
 #include <cstddef>
@@ -78,10 +79,11 @@ void ucx_plugin::on_arrival(int32_t source, const uint8_t *head, size_t head_len
         return;
     }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        keep = true;
+        if (head_length > 0 && fetch_into_place(source, head, head_length, data, length)) return;
         // Rendezvous: a few fetches at a time, so the receive buffers stay
         // few and warm in cache; the others wait as UCX descriptors (kept
         // by returning UCS_INPROGRESS) and start from progress().
-        keep = true;
         waiting_rendezvous_.push_back(
             pending_rendezvous{source, data, length, std::vector<uint8_t>(head, head + head_length)});
         start_rendezvous();
@@ -95,6 +97,27 @@ void ucx_plugin::on_arrival(int32_t source, const uint8_t *head, size_t head_len
         return;
     }
     keep_or_copy(source, data, 0, length, param, keep);
+}
+
+bool ucx_plugin::fetch_into_place(int32_t source, const uint8_t *head, size_t head_length, void *descriptor,
+                                  size_t length) {
+    if (!core_.can_place()) return false;
+    uint64_t id = 0;
+    void *at = core_.place(source, head, head_length, length, id);
+    if (!at) return false;
+    auto *f = new placement{this, id};
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    rp.cb.recv_am = callbacks::placement_received;
+    rp.user_data = f;
+    rp.datatype = ucp_dt_make_contig(1);
+    void *r = ucp_am_recv_data_nbx(worker_, descriptor, at, length, &rp);
+    if (UCS_PTR_IS_PTR(r)) return true;  // the callback reports it
+    // Done at once, or refused: the core hears of it from progress() all the same.
+    finished_placements_.emplace_back(id, UCS_PTR_STATUS(r));
+    reports_ = true;
+    delete f;
+    return true;
 }
 
 void ucx_plugin::keep_or_copy(int32_t source, void *data, size_t offset, size_t length, const ucp_am_recv_param_t *param,
@@ -145,6 +168,14 @@ ucs_status_t callbacks::am_arrived(void *arg, const void *header, size_t header_
     static_cast<ucx_plugin *>(arg)->on_arrival(source, static_cast<const uint8_t *>(header) + sizeof source, head_length,
                                           data, length, param, keep);
     return keep ? UCS_INPROGRESS : UCS_OK;
+}
+
+void callbacks::placement_received(void *request, ucs_status_t status, size_t, void *user_data) {
+    auto *f = static_cast<placement *>(user_data);
+    f->owner->finished_placements_.emplace_back(f->id, status);
+    f->owner->reports_ = true;
+    delete f;
+    ucp_request_free(request);
 }
 
 void callbacks::rendezvous_received(void *request, ucs_status_t status, size_t, void *user_data) {

@@ -112,7 +112,8 @@ ccs_plugin_status_t ucx_plugin::send_buffered(int32_t rank, const ccs_plugin_iov
     return CCS_PLUGIN_OK;
 }
 
-ccs_plugin_status_t ucx_plugin::am_send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
+ccs_plugin_status_t ucx_plugin::send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token,
+                                            bool rendezvous) {
     peer *to = peer_at(rank);
     if (!to || count == 0 || !iov) return CCS_PLUGIN_ERR_INVALID;
     // Whoever completes it must be able to say so.
@@ -133,7 +134,12 @@ ccs_plugin_status_t ucx_plugin::am_send_nocopy(int32_t rank, const ccs_plugin_io
     rp.user_data = r;
     rp.datatype = ucp_dt_make_contig(1);
     const ccs_plugin_iov_v1_t &data = iov[count - 1];
-    choose_protocol(*to, r->header.size() + data.length, rp);
+    if (rendezvous) {
+        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        rp.flags = UCP_AM_SEND_FLAG_RNDV;
+    } else {
+        choose_protocol(*to, r->header.size() + data.length, rp);
+    }
     void *q = ucp_am_send_nbx(ep, am_id, r->header.data(), r->header.size(), data.base, data.length, &rp);
     if (q == nullptr) {
         delete r;
