@@ -93,7 +93,7 @@ ccs_plugin_status_t ucx_plugin::query(const plugin::core_services &core, const c
     attr.priority = 50;
     attr.am_max_packet = max_packet_for(cfg, tls);
     if (CCS_PLUGIN_COVERS(&attr, am_nocopy_min)) attr.am_nocopy_min = nocopy_min;
-    if (CCS_PLUGIN_COVERS(&attr, am_placeable_max)) attr.am_placeable_max = placeable_max;
+    if (CCS_PLUGIN_COVERS(&attr, am_placeable_max)) attr.am_placeable_max = placeable_max_for(tls);
     std::snprintf(attr.description, sizeof attr.description, "UCX %u.%u.%u UCP, UCX_TLS=%s; put/get %s%s", major,
                   minor, release, tls.names.c_str(),
                   !rma ? "by the core's active messages"

@@ -23,8 +23,6 @@ constexpr uint16_t am_id = 0;
 // No-copy sends are for packets at least this large (ccs_plugin_attr_v1_t
 // am_nocopy_min): below it a copy costs less than the bookkeeping.
 constexpr size_t nocopy_min = 64u << 10;
-// Placeable payloads (am_placeable_max) go by rendezvous, each a round trip
-// more than eager: pieces of a mebibyte hide it and stay in cache.
-constexpr size_t placeable_max = size_t{1} << 20;
+
 
 }  // namespace ccs::ucx

@@ -52,6 +52,10 @@ struct transports {
 transports configured_transports(const ucp_config_t *ucx_config);
 // config::max_packet with 0 resolved for these transports.
 size_t max_packet_for(const config &cfg, const transports &tls);
+// am_placeable_max: placeable payloads go by rendezvous, a round trip each.
+// Over TCP pieces of a mebibyte hide it and stay in cache; where a lane
+// copies in one step (cma, RDMA) larger pieces cost less per byte.
+inline size_t placeable_max_for(const transports &tls) { return tls.native_rma ? size_t{4} << 20 : size_t{1} << 20; }
 
 class ucx_plugin;
 

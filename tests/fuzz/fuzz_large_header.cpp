@@ -3,7 +3,8 @@
 // violation), besides what ASan and UBSan see:
 //   - what is refused says why;
 //   - what is accepted points only inside the packet, and its parts (an
-//     eager payload, or key and layout) fill the packet exactly.
+//     eager payload, or key and layout, or nothing for a push) fill the
+//     packet exactly.
 #include "fuzz_input.hpp"
 #include "core/am/large_wire.hpp"
 
@@ -23,6 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
     const uint8_t *end = data + length, *after = data + sizeof h;
     if (h.mode == static_cast<uint8_t>(ccs::wire::large_mode::eager)) {
         require(v.data == after && v.data + h.size == end && !v.key && !v.layout);
+    } else if (h.mode == static_cast<uint8_t>(ccs::wire::large_mode::push)) {
+        require(after == end && h.size > 0 && !v.data && !v.key && !v.layout);
     } else {
         require(h.mode == static_cast<uint8_t>(ccs::wire::large_mode::fetch) && h.size > 0);
         require(v.key == after && h.key_length > 0 && v.key + h.key_length + h.layout_length == end);

@@ -168,6 +168,9 @@ public:
     void add_completion(pending_completion &&c) { completions_.push_back(std::move(c)); }
     // The largest packet the route to `peer` takes; 0 for this process.
     size_t packet_limit(int peer) const { return peers_[static_cast<size_t>(peer)].max_packet; }
+    // Whether the route to `peer` lands placeable packets in place
+    // (declares am_placeable_max).
+    bool receives_in_place(int peer) const { return peers_[static_cast<size_t>(peer)].placeable_max > 0; }
     // The largest payload send_placeable sends to `peer` as one packet
     // behind `nargs` arguments; 0 for this process.
     size_t placeable_limit(int peer, size_t nargs) const {

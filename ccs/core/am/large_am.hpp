@@ -131,6 +131,7 @@ private:
         uint64_t op = 0;  // 0: an ordinary message, no one to answer
         uint64_t size = 0;
         bool eager = false;
+        bool push = false;              // the sender pushes once accepted
         const uint8_t *data = nullptr;  // eager: the payload, in the packet or `kept`
         std::vector<uint8_t> kept;      // eager, deferred: the payload copied
         uint64_t address = 0;
@@ -194,6 +195,8 @@ private:
                             const sender_payload &data, wire::large_header &h);
     ccs_status_t send_fetch(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                             const sender_payload &data, wire::large_header &h, ccs_mem_t &mem);
+    ccs_status_t send_push(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                           const sender_payload &data, wire::large_header &h);
     static void on_answer(const ccs_am_message_t *m, void *self);
     // The message ends with `status`: its completion runs once no pushed
     // piece of it is left with the transport (`later`: from the next
@@ -240,6 +243,7 @@ private:
     std::unordered_map<uint64_t, sending> sending_;
     std::unordered_map<uint64_t, incoming> waiting_;  // by token
     std::unordered_map<uint64_t, std::unique_ptr<transfer>> transfers_;
+    memory_registry &memory_;
     payload_registrations registrations_;
     sender_keys keys_;
     large_am_stats stats_;

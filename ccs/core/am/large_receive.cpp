@@ -31,8 +31,9 @@ void large_am::on_header(context &ctx, int source, uint16_t handler, const uint6
         in.op = v.header.op;
         in.size = v.header.size;
         in.eager = v.header.mode == static_cast<uint8_t>(wire::large_mode::eager);
+        in.push = v.header.mode == static_cast<uint8_t>(wire::large_mode::push);
         in.data = v.data;
-        if (!in.eager) {
+        if (!in.eager && !in.push) {
             in.address = v.header.address;
             in.count = v.header.count;
             in.key.assign(v.key, v.key + v.header.key_length);
@@ -115,7 +116,7 @@ ccs_status_t large_am::accept_fetch(const char *call, incoming &in, const destin
     t->source = in.source;
     t->op = in.op;
     if (wants_completion(completion)) t->completion = *completion;
-    if (in.layout.empty() && in.source != rank_ && !rma_.native(in.source, false))
+    if (in.push || (in.layout.empty() && in.source != rank_ && !rma_.native(in.source, false)))
         return ask_for_push(in, std::move(t), to);
     ccs_status_t st = keys_.take(in.source, in.key, t->key);
     if (st != CCS_OK) return fail_message(in, st, from + ": " + ccs_last_error());

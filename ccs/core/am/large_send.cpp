@@ -1,5 +1,6 @@
 // Sending a large message: the payload with the header where it is small
-// (eager), else the payload registered and its key and layout announced
+// (eager); else its size alone where it will be pushed once accepted
+// (push), or the payload registered and its key and layout announced
 // (fetch); the operation kept until the target answers.
 #include "core/am/large_am.hpp"
 
@@ -7,7 +8,10 @@
 #include "util/completion.hpp"
 #include "util/error.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace ccs {
@@ -15,7 +19,7 @@ namespace ccs {
 large_am::large_am(context_table &contexts, am_engine &am, rma_engine &rma, memory_registry &memory, int rank,
                    size_t eager_limit, size_t window)
     : contexts_(contexts), am_(am), rma_(rma), rank_(rank), eager_limit_(eager_limit), window_(window),
-      registrations_(memory), keys_(rma) {}
+      memory_(memory), registrations_(memory), keys_(rma) {}
 
 // The caches end what they hold.
 large_am::~large_am() {
@@ -48,8 +52,14 @@ ccs_status_t large_am::send_now(context &ctx, int target, uint16_t handler, cons
     h.size = data.size;
     ccs_mem_t mem{0};
     const bool eager = data.size <= eager_limit_to(target, nargs);
-    const ccs_status_t st = eager ? send_eager(ctx, target, handler, args, nargs, data, h)
-                                  : send_fetch(ctx, target, handler, args, nargs, data, h, mem);
+    // A contiguous payload is pushed where the route lands pushed pieces in
+    // place (no registration or key here, and the transport's rendezvous
+    // beats a get it would emulate), or cannot read this memory itself.
+    const bool push =
+        !eager && !data.dd && target != rank_ && (am_.receives_in_place(target) || !rma_.native(target, false));
+    const ccs_status_t st = eager  ? send_eager(ctx, target, handler, args, nargs, data, h)
+                            : push ? send_push(ctx, target, handler, args, nargs, data, h)
+                                   : send_fetch(ctx, target, handler, args, nargs, data, h, mem);
     if (st != CCS_OK) {
         if (mem.id) registrations_.give_back(mem);
         return st;
@@ -105,6 +115,21 @@ ccs_status_t large_am::send_fetch(context &ctx, int target, uint16_t handler, co
     std::memcpy(packet.data() + sizeof h, key->data(), key->size());
     if (!layout.empty()) std::memcpy(packet.data() + sizeof h + key->size(), layout.data(), layout.size());
     const am_engine::payload_source out{packet.data(), packet.size(), nullptr, 0};
+    return am_.send(ctx, target, handler, args, nargs, out, nullptr, wire::large);
+}
+
+ccs_status_t large_am::send_push(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                                 const sender_payload &data, wire::large_header &h) {
+    // Nothing registers the payload, so nothing else would find memory that
+    // is not mapped before a transport faults on it.
+    static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto at = reinterpret_cast<uintptr_t>(data.base);
+    if (at + data.size < at || at + data.size > UINTPTR_MAX - page)
+        return fail(CCS_ERR_INVALID_MEMORY, "the payload reaches beyond the address space");
+    const ccs_status_t mapped = memory_.check_range(at & ~(page - 1), (at + data.size + page - 1) & ~(page - 1));
+    if (mapped != CCS_OK) return mapped;
+    h.mode = static_cast<uint8_t>(wire::large_mode::push);
+    const am_engine::payload_source out{reinterpret_cast<const uint8_t *>(&h), sizeof h, nullptr, 0};
     return am_.send(ctx, target, handler, args, nargs, out, nullptr, wire::large);
 }
 

@@ -22,6 +22,13 @@ bool read_large(const uint8_t *bytes, size_t length, large_view &out, std::strin
         out.data = after;
         out.key = out.layout = nullptr;
         return true;
+    case large_mode::push:
+        if (h.key_length != 0 || h.layout_length != 0 || h.count != 0 || rest != 0 || h.size == 0) {
+            why = "a pushed message carries nothing but its size, which is not 0";
+            return false;
+        }
+        out.data = out.key = out.layout = nullptr;
+        return true;
     case large_mode::fetch:
         if (h.key_length == 0 || size_t{h.key_length} + h.layout_length != rest) {
             why = "key and layout lengths do not add up to the packet";

@@ -3,8 +3,12 @@
 //
 //   eager:  large_header | the payload's bytes (size of them)
 //   fetch:  large_header | packed key (key_length) | layout (layout_length)
+//   push:   large_header
 //
-// In fetch mode the target reads the payload from the sender's memory:
+// In push mode the sender pushes its contiguous payload once the target
+// accepts (where the route receives pushed pieces in place, or cannot
+// read the sender's memory itself). In fetch mode the target reads the
+// payload from the sender's memory:
 // `size` bytes at `address`, or `count` elements of the layout placed
 // there (datadesc/layout_wire.hpp), through the key. The target answers
 // `op` once it decided and the data is in place (op 0: nobody to answer).
@@ -17,7 +21,7 @@
 
 namespace ccs::wire {
 
-enum class large_mode : uint8_t { eager = 1, fetch = 2 };
+enum class large_mode : uint8_t { eager = 1, fetch = 2, push = 3 };
 
 struct large_header {
     uint64_t op;             // the sender's operation, echoed in the answer
@@ -35,7 +39,7 @@ static_assert(sizeof(large_header) == 40);
 struct large_view {
     large_header header{};
     const uint8_t *data = nullptr;  // eager: header.size bytes
-    const uint8_t *key = nullptr;   // fetch
+    const uint8_t *key = nullptr;   // fetch (push: neither data nor key)
     const uint8_t *layout = nullptr;  // fetch, when layout_length > 0
 };
 
