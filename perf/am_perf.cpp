@@ -13,6 +13,9 @@
 //                         ccs_mem_alloc (1), each accepted by rank 1's
 //                         header handler into one heap buffer; the sender
 //                         waits for every completion; bytes_per_second
+//   am_large_stream/<bytes>: the same from heap, streamed as ucx_perftest
+//                         streams ucp_am_bw: a new message as soon as
+//                         fewer than 16 are unfinished, no pause to drain
 #include "must.hpp"
 
 #include <ccs/am_large.h>
@@ -135,6 +138,21 @@ void am_large_bandwidth(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * large_window * state.range(0));
 }
 
+void am_large_stream(benchmark::State &state) {
+    const auto bytes = static_cast<size_t>(state.range(0));
+    ccs_counter_t done;
+    ccs_counter_init(&done);
+    const ccs_completion_t c{nullptr, nullptr, &done};
+    uint64_t sent = 0;
+    for (auto _ : state) {
+        if (sent >= large_window) must(ccs_counter_wait(&done, sent - large_window + 1), "wait");
+        must(ccs_am_send_large(g_ctx, 1, large, nullptr, 0, g_large_heap.data(), bytes, &c), "send");
+        ++sent;
+    }
+    must(ccs_counter_wait(&done, sent), "wait");
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
+}
+
 BENCHMARK(am_latency)->Arg(8)->Arg(64)->Arg(1024)->Arg(8192)->Arg(65536)->UseRealTime();
 BENCHMARK(am_latency_datadesc)->Arg(64)->Arg(1024)->Arg(8192)->UseRealTime();
 BENCHMARK(am_bandwidth)->Arg(64)->Arg(4096)->Arg(65536)->Arg(1 << 20)->UseRealTime();
@@ -146,6 +164,7 @@ BENCHMARK(am_large_bandwidth)
     ->Args({1 << 20, 1})
     ->Args({16 << 20, 1})
     ->UseRealTime();
+BENCHMARK(am_large_stream)->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
 
 }  // namespace
 

@@ -52,11 +52,13 @@ ccs_status_t large_am::send_now(context &ctx, int target, uint16_t handler, cons
     h.size = data.size;
     ccs_mem_t mem{0};
     const bool eager = data.size <= eager_limit_to(target, nargs);
-    // A contiguous payload is pushed where the route lands pushed pieces in
-    // place (no registration or key here, and the transport's rendezvous
-    // beats a get it would emulate), or cannot read this memory itself.
-    const bool push =
-        !eager && !data.dd && target != rank_ && (am_.receives_in_place(target) || !rma_.native(target, false));
+    // A contiguous payload is pushed where the route cannot read this
+    // memory itself, or lands it in place in one piece: one rendezvous
+    // costs the round trips of a fetch, and needs no registration or key
+    // here. Larger ones are read in one go where the route has a get.
+    const bool push = !eager && !data.dd && target != rank_ &&
+                      (!rma_.native(target, false) ||
+                       (am_.receives_in_place(target) && data.size <= am_.placeable_limit(target, 2)));
     const ccs_status_t st = eager  ? send_eager(ctx, target, handler, args, nargs, data, h)
                             : push ? send_push(ctx, target, handler, args, nargs, data, h)
                                    : send_fetch(ctx, target, handler, args, nargs, data, h, mem);
