@@ -43,12 +43,14 @@ namespace {
 
 // The table of a plugin built before the member at offset `end` was
 // appended: its declared size ends there, and what lies beyond is garbage.
-plugin_table built_before(size_t end) {
+// `nocopy`: its am_send_nocopy, if the size covers it.
+plugin_table built_before(size_t end, decltype(ccs_plugin_v1_t::am_send_nocopy) nocopy = nullptr) {
     ccs_plugin_v1_t older{};
     std::memset(&older, 0xFF, sizeof older);
     older.struct_size = end;
     older.abi_version = CCS_PLUGIN_ABI_VERSION_1;
     older.name = "older";
+    if (nocopy) older.am_send_nocopy = nocopy;
     plugin_table t;
     std::string why;
     EXPECT_TRUE(plugin_table_from_v1(older, t, why)) << why;
@@ -79,15 +81,7 @@ ccs_plugin_status_t fake_nocopy(void *, int32_t, const ccs_plugin_iov_v1_t *, si
 }  // namespace
 
 TEST(PluginTable, APluginBuiltBeforePlacementSendsPlaceablePacketsWithoutACopy) {
-    ccs_plugin_v1_t older{};
-    std::memset(&older, 0xFF, sizeof older);
-    older.struct_size = offsetof(ccs_plugin_v1_t, am_send_placeable);
-    older.abi_version = CCS_PLUGIN_ABI_VERSION_1;
-    older.name = "older";
-    older.am_send_nocopy = fake_nocopy;
-    plugin_table t;
-    std::string why;
-    ASSERT_TRUE(plugin_table_from_v1(older, t, why)) << why;
+    const plugin_table t = built_before(offsetof(ccs_plugin_v1_t, am_send_placeable), fake_nocopy);
     // Its own no-copy send, not a stub: the target delivers the packet as usual.
     EXPECT_EQ(t.am_send_placeable, &fake_nocopy);
     // And one without either copies.
