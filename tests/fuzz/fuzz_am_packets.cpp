@@ -53,9 +53,9 @@ public:
         lengths_ += length;
         return memory_.data();
     }
-    void placed(int source, const uint64_t *, size_t nargs, size_t length, bool arrived) override {
+    void placed(int source, const uint64_t *, size_t nargs, size_t length, ccs_plugin_status_t status) override {
         require(source >= 0 && source < procs && nargs <= CCS_AM_MAX_ARGS && given_ > 0 && lengths_ >= length);
-        if (arrived) g_sink += memory_[length - 1];
+        if (status == CCS_PLUGIN_OK) g_sink += memory_[length - 1];
         --given_;
         lengths_ -= length;
     }

@@ -60,8 +60,10 @@ public:
     // Where the `length` payload bytes of this message go, or null: it is
     // delivered to the handler the ordinary way.
     virtual uint8_t *place(int source, const uint64_t *args, size_t nargs, size_t length) = 0;
-    // The bytes place() answered for are there (`arrived`), or never come.
-    virtual void placed(int source, const uint64_t *args, size_t nargs, size_t length, bool arrived) = 0;
+    // The bytes place() answered for are there (OK), or never come (the
+    // transport's reason).
+    virtual void placed(int source, const uint64_t *args, size_t nargs, size_t length,
+                        ccs_plugin_status_t status) = 0;
 
 protected:
     ~packet_placer() = default;

@@ -64,7 +64,7 @@ void am_engine::placed(uint64_t placement_id, ccs_plugin_status_t status) {
     placing_.erase(it);
     if (status == CCS_PLUGIN_OK) ++stats_.placed;
     ++depth_;
-    p.placer->placed(p.source, p.args.data(), p.nargs, p.length, status == CCS_PLUGIN_OK);
+    p.placer->placed(p.source, p.args.data(), p.nargs, p.length, status);
     --depth_;
 }
 

@@ -88,7 +88,10 @@ public:
 
     // packet_placer: pushed pieces into a contiguous destination.
     uint8_t *place(int source, const uint64_t *args, size_t nargs, size_t length) override;
-    void placed(int source, const uint64_t *args, size_t nargs, size_t length, bool arrived) override;
+    // A piece that never comes ends its transfer with the transport's
+    // reason (CCS_ERR_PEER_FAILED for a dead sender), once no other piece
+    // is being written.
+    void placed(int source, const uint64_t *args, size_t nargs, size_t length, ccs_plugin_status_t status) override;
     // Pieces of the context's messages a transport is writing into their
     // destinations now (destroying the context waits for them).
     size_t placing(uint16_t ctx) const;

@@ -224,13 +224,20 @@ uint8_t *large_am::place(int source, const uint64_t *args, size_t nargs, size_t 
     return t.to.base + offset;
 }
 
-void large_am::placed(int, const uint64_t *args, size_t, size_t length, bool arrived) {
+void large_am::placed(int source, const uint64_t *args, size_t, size_t length, ccs_plugin_status_t status) {
     const auto it = transfers_.find(args[0]);
     if (it == transfers_.end()) return;
     transfer &t = *it->second;
     --t.placing;
     t.placing_bytes -= length;
-    if (arrived) t.received += length;
+    if (status == CCS_PLUGIN_OK) {
+        t.received += length;
+    } else if (!t.ending) {
+        t.ending = true;
+        t.end_status = status_from_plugin(status);
+        t.end_detail = "a piece of the payload from rank " + std::to_string(source) +
+                       " was lost: " + plugin_status_name(status);
+    }
     if (t.ending) {
         if (t.placing == 0) finish_push(t.id, t.end_status, t.end_detail);
     } else if (t.received == t.size) {
