@@ -30,8 +30,7 @@ ccs_status_t ccs_context_create(const ccs_context_params_t *params, ccs_context_
         ccs_status_t local = CCS_OK;
         uint64_t flags = 0;
         const char *name = nullptr;
-        const ccs_am_handler_entry_t *handlers = nullptr;
-        size_t num_handlers = 0;
+        context_handlers given;
         if (!context) {
             local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: context is NULL");
         } else if (params) {
@@ -42,15 +41,25 @@ ccs_status_t ccs_context_create(const ccs_context_params_t *params, ccs_context_
             else {
                 flags = params->flags;
                 name = params->name;
-                if (params->struct_size >= sizeof(ccs_context_params_t)) {
-                    handlers = params->handlers;
-                    num_handlers = params->num_handlers;
-                    if (num_handlers > 0 && !handlers)
+                // Members appended after the first release count only
+                // where the caller's struct has them.
+                const auto covers = [&](size_t end) { return params->struct_size >= end; };
+                if (covers(offsetof(ccs_context_params_t, num_handlers) + sizeof params->num_handlers)) {
+                    given.handlers = params->handlers;
+                    given.count = params->num_handlers;
+                    if (given.count > 0 && !given.handlers)
                         local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: handlers is NULL but num_handlers > 0");
+                }
+                if (covers(offsetof(ccs_context_params_t, num_header_handlers) + sizeof params->num_header_handlers)) {
+                    given.header_handlers = params->header_handlers;
+                    given.header_count = params->num_header_handlers;
+                    if (given.header_count > 0 && !given.header_handlers)
+                        local = fail(CCS_ERR_INVALID_ARG,
+                                     "ccs_context_create: header_handlers is NULL but num_header_handlers > 0");
                 }
             }
         }
-        return rt->context_create(local, flags, name, handlers, num_handlers, context);
+        return rt->context_create(local, flags, name, given, context);
     });
 }
 

@@ -17,6 +17,14 @@
 
 namespace ccs {
 
+// The handlers ccs_context_create was given (ccs_context_params_t).
+struct context_handlers {
+    const ccs_am_handler_entry_t *handlers = nullptr;
+    size_t count = 0;
+    const ccs_am_header_handler_entry_t *header_handlers = nullptr;
+    size_t header_count = 0;
+};
+
 // A message kept for later delivery (early in a reorder buffer, or to self).
 struct stored_message {
     uint16_t context = 0;

@@ -314,25 +314,38 @@ void runtime::start_progress_thread() {
     progress_thread_.start([this] { return serve_in_background(); }, [this] { sleeper_.wake(); });
 }
 
+namespace {
+
+// Puts one handler given at creation in its slot; `what` names it
+// ("handlers[3]").
+template <typename Entry>
+ccs_status_t place_handler(context &ctx, const Entry &h, const std::string &what, context::handler_slot slot) {
+    if (h.id >= CCS_AM_MAX_HANDLERS)
+        return fail(CCS_ERR_INVALID_HANDLER,
+                    "ccs_context_create: " + what + ".id " + std::to_string(h.id) + " is out of range");
+    if (!h.handler) return fail(CCS_ERR_INVALID_ARG, "ccs_context_create: " + what + ".handler is NULL");
+    if (ctx.handler(h.id).used())
+        return fail(CCS_ERR_HANDLER_IN_USE, "ccs_context_create: handler id " + std::to_string(h.id) +
+                                                " appears twice (" + what + ")");
+    ctx.handler(h.id) = slot;
+    return CCS_OK;
+}
+
+}  // namespace
+
 ccs_status_t runtime::context_create(ccs_status_t local, uint64_t flags, const char *name,
-                                     const ccs_am_handler_entry_t *handlers, size_t num_handlers,
-                                     ccs_context_t *out) {
+                                     const context_handlers &given, ccs_context_t *out) {
     // Every process consumes the id, failed or not, so ids stay in step.
     context *ctx = nullptr;
     const ccs_status_t created = contexts_.create(flags, name, size_, ctx);
     if (local == CCS_OK) local = created;
-    for (size_t i = 0; local == CCS_OK && i < num_handlers; ++i) {
-        const ccs_am_handler_entry_t &h = handlers[i];
-        if (h.id >= CCS_AM_MAX_HANDLERS)
-            local = fail(CCS_ERR_INVALID_HANDLER, "ccs_context_create: handlers[" + std::to_string(i) + "].id " +
-                                                      std::to_string(h.id) + " is out of range");
-        else if (!h.handler)
-            local = fail(CCS_ERR_INVALID_ARG, "ccs_context_create: handlers[" + std::to_string(i) + "].handler is NULL");
-        else if (ctx->handler(h.id).used())
-            local = fail(CCS_ERR_HANDLER_IN_USE,
-                         "ccs_context_create: handler id " + std::to_string(h.id) + " appears twice");
-        else
-            ctx->handler(h.id) = {h.handler, h.arg};
+    for (size_t i = 0; local == CCS_OK && i < given.count; ++i) {
+        const ccs_am_handler_entry_t &h = given.handlers[i];
+        local = place_handler(*ctx, h, "handlers[" + std::to_string(i) + "]", {h.handler, h.arg});
+    }
+    for (size_t i = 0; local == CCS_OK && i < given.header_count; ++i) {
+        const ccs_am_header_handler_entry_t &h = given.header_handlers[i];
+        local = place_handler(*ctx, h, "header_handlers[" + std::to_string(i) + "]", {nullptr, h.arg, h.handler});
     }
     // A faster process may send on the context while this one is still in
     // the barrier below, and its handler runs here then: the caller's

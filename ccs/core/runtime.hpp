@@ -156,7 +156,7 @@ public:
     // process takes part even when its own arguments are bad, so a mistake
     // on one process fails the call everywhere instead of hanging the rest.
     ccs_status_t context_create(ccs_status_t local, uint64_t flags, const char *name,
-                                const ccs_am_handler_entry_t *handlers, size_t num_handlers, ccs_context_t *out);
+                                const context_handlers &given, ccs_context_t *out);
     ccs_status_t context_destroy(context &ctx);
 
     std::vector<std::pair<std::string, uint64_t>> stats() const;

@@ -1,6 +1,7 @@
 /* The C API from plain C99: compiles with -std=c99 -pedantic -Werror and
  * runs as a multi-process job (under ccsrun, Open MPI's mpirun or MPICH's
  * mpiexec). Usage: c_api_test [expected-size] */
+#include <ccs/am_large.h>
 #include <ccs/ccs.h>
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
@@ -34,12 +35,25 @@ static void on_hello(const ccs_am_message_t *m, void *arg) {
     if (m->payload_size != 6 || memcmp(m->payload, "hello", 6) != 0) ++failures;
 }
 
+/* Large messages from C: the header handler accepts into `in`. It may run
+ * as early as inside ccs_context_create (a faster peer sends at once), so
+ * `arrived` counts from zero before that. */
+static unsigned char in[100000];
+static ccs_counter_t arrived;
+static void on_large(const ccs_am_header_t *h, void *arg) {
+    ccs_completion_t c = {NULL, NULL, NULL};
+    (void)arg;
+    c.counter = &arrived;
+    if (ccs_am_accept(h->token, in, sizeof in, &c) != CCS_OK) ++failures;
+}
+
 int main(int argc, char **argv) {
     int rank = -1, size = -1, t, i;
     struct tally tally = {0, 0};
     ccs_init_params_t init;
     int level = -1;
     ccs_am_handler_entry_t handlers[1];
+    ccs_am_header_handler_entry_t headers[1];
     ccs_context_params_t params;
     ccs_context_t ctx;
 
@@ -61,7 +75,24 @@ int main(int argc, char **argv) {
     params.name = "c99";
     params.handlers = handlers;
     params.num_handlers = 1;
+    headers[0].id = 5;
+    headers[0].handler = on_large;
+    headers[0].arg = NULL;
+    params.header_handlers = headers;
+    params.num_header_handlers = 1;
     CHECK(ccs_context_create(&params, &ctx) == CCS_OK);
+    {  /* a large message to the next rank, sent at once: its header handler exists */
+        static unsigned char out[100000];
+        ccs_counter_t sent;
+        ccs_completion_t c = {NULL, NULL, NULL};
+        c.counter = &sent;
+        memset(out, 7, sizeof out);
+        CHECK(ccs_counter_init(&sent) == CCS_OK);
+        CHECK(ccs_am_send_large(ctx, (rank + 1) % size, 5, NULL, 0, out, sizeof out, &c) == CCS_OK);
+        CHECK(ccs_counter_wait(&sent, 1) == CCS_OK);
+        CHECK(ccs_counter_wait(&arrived, 1) == CCS_OK);
+        CHECK(in[0] == 7 && in[sizeof in - 1] == 7);
+    }
 
     for (t = 0; t < size; ++t) {
         uint64_t arg = (uint64_t)rank + 1;

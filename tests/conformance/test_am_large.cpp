@@ -10,6 +10,7 @@
 #include <ccs/datadesc.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -177,6 +178,73 @@ TEST(LargeMessages, SixtyFourMebibytes) {
     // Memory: a send and a receive buffer per process.
     if (size() > 4) GTEST_SKIP() << "64 MiB per process on " << size() << " processes is too much memory";
     ring_exchange(size_t{64} << 20, false);
+}
+
+TEST(LargeMessages, HeaderHandlersGivenAtCreationNeedNoBarrier) {
+    // Every process sends the moment ccs_context_create returns: the header
+    // handler exists everywhere by then.
+    receiver r;
+    const size_t length = size_t{1} << 20;
+    std::vector<uint8_t> out(length), in(length, 0);
+    fill_pattern(out, static_cast<uint64_t>(rank()), 11);
+    r.destination = in.data();
+    r.length = length;
+    const ccs_am_header_handler_entry_t headers[] = {{header_id, on_header, &r}};
+    const ccs_am_handler_entry_t handlers[] = {{small_id, on_small, &r}};
+    ccs_context_params_t params{sizeof params, 0, "large-at-creation", handlers, 1, headers, 1};
+    ccs_context_t ctx{0};
+    ASSERT_EQ(ccs_context_create(&params, &ctx), CCS_OK) << ccs_last_error();
+    ccs_counter_t sent{0, 0, CCS_OK};
+    const ccs_completion_t done{nullptr, nullptr, &sent};
+    const uint64_t tag = 5;
+    CCS_EXPECT_OK(ccs_am_send(ctx, next_rank(), small_id, &tag, 1, nullptr, 0, nullptr));
+    CCS_EXPECT_OK(ccs_am_send_large(ctx, next_rank(), header_id, &tag, 1, out.data(), length, &done));
+    EXPECT_TRUE(progress_until([&] { return counted(sent) >= 1 && counted(r.data) >= 1; }));
+    EXPECT_EQ(sent.errors + r.data.errors, 0u) << ccs_strerror(sent.first_error);
+    EXPECT_EQ(r.order, (std::vector<uint64_t>{5, 5}));  // the small one first, in order
+    EXPECT_TRUE(check_pattern(in.data(), length, static_cast<uint64_t>(previous_rank()), 11));
+    CCS_EXPECT_OK(ccs_barrier());
+    CCS_EXPECT_OK(ccs_context_destroy(ctx));
+}
+
+TEST(LargeMessages, MistakesInHeaderHandlersAtCreationFailEveryProcess) {
+    receiver r;
+    const ccs_am_handler_entry_t handlers[] = {{small_id, on_small, &r}};
+    const ccs_am_header_handler_entry_t clash[] = {{small_id, on_header, &r}};
+    const ccs_am_header_handler_entry_t null_handler[] = {{header_id, nullptr, &r}};
+    const ccs_am_header_handler_entry_t out_of_range[] = {{CCS_AM_MAX_HANDLERS, on_header, &r}};
+    struct mistake {
+        const ccs_am_header_handler_entry_t *entries;
+        size_t count;
+        ccs_status_t status;
+        const char *says;
+    };
+    const mistake mistakes[] = {{clash, 1, CCS_ERR_HANDLER_IN_USE, "appears twice"},
+                                {null_handler, 1, CCS_ERR_INVALID_ARG, "header_handlers[0].handler is NULL"},
+                                {out_of_range, 1, CCS_ERR_INVALID_HANDLER, "out of range"},
+                                {nullptr, 2, CCS_ERR_INVALID_ARG, "header_handlers is NULL"}};
+    for (const mistake &m : mistakes) {
+        // Only the last process makes the mistake; every process fails.
+        const bool mine = rank() == size() - 1;
+        ccs_context_params_t params{sizeof params, 0, "large-mistake", handlers, 1, mine ? m.entries : nullptr,
+                                    mine ? m.count : 0};
+        ccs_context_t ctx{0};
+        const ccs_status_t st = ccs_context_create(&params, &ctx);
+        const std::string why = ccs_last_error();
+        if (mine) {
+            EXPECT_EQ(st, m.status) << why;
+            EXPECT_TRUE(mentions(why, m.says)) << why;
+        } else {
+            EXPECT_EQ(st, CCS_ERR_INVALID_ARG) << why;
+        }
+        EXPECT_EQ(ctx.id, 0u);
+    }
+    // A struct that ends before the header handlers has none: it works.
+    ccs_context_params_t older{offsetof(ccs_context_params_t, header_handlers), 0, "large-older", handlers, 1,
+                               reinterpret_cast<const ccs_am_header_handler_entry_t *>(uintptr_t{1}), 7};
+    ccs_context_t ctx{0};
+    CCS_EXPECT_OK(ccs_context_create(&older, &ctx));
+    CCS_EXPECT_OK(ccs_context_destroy(ctx));
 }
 
 TEST(LargeMessages, DatadescSourcesAndDestinations) {

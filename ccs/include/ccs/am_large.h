@@ -12,16 +12,19 @@
  *       if (r) ccs_am_accept(h->token, r->buffer, r->length, &r->done);
  *       else remember(h->token, h->payload_size);   // ccs_am_accept later
  *   }
- *   ccs_am_header_handler_register(ctx, TAG_DATA, on_header, NULL);
- *   ccs_barrier();
+ *   const ccs_am_header_handler_entry_t headers[] = {{TAG_DATA, on_header, NULL}};
+ *   ccs_context_params_t p = {sizeof p, 0, "rendezvous", NULL, 0, headers, 1};
+ *   ccs_context_create(&p, &ctx);   // or ccs_am_header_handler_register, then ccs_barrier
  *   ...
  *   ccs_am_send_large(ctx, peer, TAG_DATA, &tag, 1, buf, len, &sent);
  *
  * The payload moves from the sender's memory straight into the
- * destination, read by the target: by cross-memory attach or mapped memory
- * on one node, by the transport's get (UCX) elsewhere, in active-message
- * fragments where the transport has no RMA. The sender's buffer is read in
- * place, never copied, until its completion runs. Payloads up to
+ * destination: read by the target by cross-memory attach or mapped memory
+ * on one node (a datadesc source with the transport's get, or its
+ * emulation), or pushed by the sender once accepted, which the transport
+ * lands in place where it can (UCX's rendezvous) and the target otherwise
+ * copies into place as it comes. The sender's buffer is read in place,
+ * never copied, until its completion runs. Payloads up to
  * CCS_AM_EAGER_LIMIT bytes (and no larger than the route's packet) travel
  * with the header instead: header->payload points at them during the
  * handler, and accepting copies them. So one handler serves every size.
@@ -68,13 +71,16 @@ typedef struct ccs_am_header {
     ccs_am_token_t token;
 } ccs_am_header_t;
 
-/* Runs where ordinary handlers run (ccs_progress, waits, or the progress
- * thread as the context's flags say). May accept or refuse at once. */
-typedef void (*ccs_am_header_fn)(const ccs_am_header_t *header, void *arg);
+/* A header handler (ccs_am_header_fn, declared in ccs.h so that
+ * ccs_context_params_t can carry header handlers) runs where ordinary
+ * handlers run (ccs_progress, waits, or the progress thread as the
+ * context's flags say). It may accept or refuse at once. */
 
 /* Registers a header handler under an id of the context's handler table
  * (the same ids ordinary handlers use; ccs_am_handler_deregister removes
- * either). CCS_ERR_HANDLER_IN_USE if the id is taken. */
+ * either). CCS_ERR_HANDLER_IN_USE if the id is taken. Peers may send to it
+ * after a ccs_barrier; header handlers given in ccs_context_params_t exist
+ * everywhere when ccs_context_create returns. */
 CCS_API ccs_status_t ccs_am_header_handler_register(ccs_context_t context, uint16_t handler_id,
                                                     ccs_am_header_fn handler, void *arg);
 

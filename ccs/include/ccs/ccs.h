@@ -166,6 +166,15 @@ typedef struct ccs_am_handler_entry {
     void *arg;
 } ccs_am_handler_entry_t;
 
+/* A large-message header handler (ccs/am_large.h) for ccs_context_params_t. */
+struct ccs_am_header;
+typedef void (*ccs_am_header_fn)(const struct ccs_am_header *header, void *arg);
+typedef struct ccs_am_header_handler_entry {
+    uint16_t id;
+    ccs_am_header_fn handler;
+    void *arg;
+} ccs_am_header_handler_entry_t;
+
 typedef struct ccs_context_params {
     size_t struct_size;   /* sizeof(ccs_context_params_t)                   */
     uint64_t flags;       /* ccs_context_flags                               */
@@ -174,6 +183,11 @@ typedef struct ccs_context_params {
      * to this context before they exist. May be NULL. */
     const ccs_am_handler_entry_t *handlers;
     size_t num_handlers;
+    /* Header handlers of large messages (ccs/am_large.h), registered with
+     * the handlers above, under ids none of them takes. May be NULL.
+     * (Appended: a struct_size that ends before them means none.) */
+    const ccs_am_header_handler_entry_t *header_handlers;
+    size_t num_header_handlers;
 } ccs_context_params_t;
 
 /* Collective over all processes, called in the same order everywhere
