@@ -111,8 +111,11 @@ typedef struct ccs_plugin_attr_v1 {
     /* Appended: packets of at least this many bytes go to am_send_nocopy
      * when the core can keep them untouched; 0: never. */
     size_t am_nocopy_min;
-    /* Appended: the largest payload (last iov entry) am_send_placeable
-     * takes, its head aside; 0: packets of am_max_packet in all. */
+    /* Appended: set by a plugin that lands placeable payloads in place
+     * (services->am_place): the largest payload (last iov entry)
+     * am_send_placeable takes, its head aside. The core then pushes large
+     * messages' payloads to its peers in pieces of this size. 0: no
+     * placing; pieces are packets of am_max_packet in all. */
     size_t am_placeable_max;
 } ccs_plugin_attr_v1_t;
 
