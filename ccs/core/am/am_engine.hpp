@@ -259,8 +259,10 @@ private:
     static size_t write_head(const outgoing &o, size_t chunk, uint8_t *head);
     // Header (its length set to `chunk`) and args; returns their size.
     static size_t write_packet_head(wire::header h, const uint64_t *args, size_t chunk, uint8_t *head);
-    // A whole message from the user's buffer; AGAIN or UNSUPPORTED: use
-    // the copying path.
+    // A whole message from the user's buffer (`placeable`: by the plugin's
+    // am_send_placeable), counted, its completion kept or queued: OK. AGAIN:
+    // use the copying path (also where the plugin has no such send, which
+    // is then not tried again for the peer); anything else: refused.
     ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable = false);
     // Hands the next packet of `o` to the transport.
     ccs_plugin_status_t send_packet(int target, peer_state &p, outgoing &o);

@@ -113,15 +113,11 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
     }
     if (nocopy && p.queue.empty()) {
         const ccs_plugin_status_t st = send_nocopy(target, p, o);
-        if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
+        if (st == CCS_PLUGIN_OK) {
             if (sequenced) ctx.take_send_seq(target);
-            ++stats_.sent;
-            ++stats_.sent_nocopy;
-            if (st == CCS_PLUGIN_OK) completions_.push_back({*completion, CCS_OK, {}, ctx.id()});
             return CCS_OK;
         }
-        if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
-        else if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
+        if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
     }
     return send_or_queue(target, p, std::move(o), data);
 }
@@ -146,14 +142,8 @@ ccs_status_t am_engine::send_placeable(context &internal, int target, uint16_t h
     o.has_completion = true;
     o.completion = completion;
     const ccs_plugin_status_t st = send_nocopy(target, p, o, true);
-    if (st == CCS_PLUGIN_IN_PROGRESS || st == CCS_PLUGIN_OK) {
-        ++stats_.sent;
-        ++stats_.sent_nocopy;
-        if (st == CCS_PLUGIN_OK) completions_.push_back({completion, CCS_OK, {}, internal.id()});
-        return CCS_OK;
-    }
-    if (st == CCS_PLUGIN_ERR_UNSUPPORTED) p.nocopy_min = 0;  // not for this peer
-    else if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
+    if (st == CCS_PLUGIN_OK) return CCS_OK;
+    if (st != CCS_PLUGIN_AGAIN) return send_failed(target, p, st);
     return send(internal, target, handler, args, nargs, bytes, &completion);
 }
 
@@ -244,9 +234,17 @@ ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outg
     const ccs_plugin_iov_v1_t iov[2] = {{pending.head.data(), pending.head.size()}, {o.data, o.total}};
     const ccs_plugin_status_t st =
         placeable ? p.route->send_placeable(target, iov, 2, token) : p.route->send_nocopy(target, iov, 2, token);
+    if (st == CCS_PLUGIN_ERR_UNSUPPORTED) {
+        p.nocopy_min = 0;  // not for this peer
+        return CCS_PLUGIN_AGAIN;
+    }
+    if (st != CCS_PLUGIN_IN_PROGRESS && st != CCS_PLUGIN_OK) return st;
+    ++stats_.sent;
+    ++stats_.sent_nocopy;
     // Moving the vector keeps its bytes where the plugin saw them.
     if (st == CCS_PLUGIN_IN_PROGRESS) nocopy_.emplace(token, std::move(pending));
-    return st;
+    else completions_.push_back({o.completion, CCS_OK, {}, o.header.context});
+    return CCS_PLUGIN_OK;
 }
 
 void am_engine::send_complete(uint64_t token, ccs_plugin_status_t status) {
