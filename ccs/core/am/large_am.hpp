@@ -213,6 +213,9 @@ private:
     ccs_status_t ask_for_push(incoming &in, std::unique_ptr<transfer> t, const destination &to);
     static void on_pull(const ccs_am_message_t *m, void *self);
     static void on_piece(const ccs_am_message_t *m, void *self);
+    // Whether `length` bytes at `offset` from `source` are a piece of pushed
+    // transfer `t` that fits what has not arrived or is not being placed.
+    static bool piece_fits(const transfer &t, int source, uint64_t offset, uint64_t length);
     // A pushed transfer ends: the completion runs, the sender is answered.
     void finish_push(uint64_t id, ccs_status_t status, const std::string &detail);
     // Ends every pushed transfer `which` picks (a failed sender's, a

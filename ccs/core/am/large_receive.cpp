@@ -1,5 +1,6 @@
 // Receiving a large message: the header handler runs, then accept copies an
-// eager payload or has the RMA engine read it from the sender, refuse
+// eager payload, has the RMA engine read it from the sender or asks the
+// sender to push it (pieces placed by the transport or copied here), refuse
 // answers at once, and a message neither decided waits under its token.
 #include "core/am/large_am.hpp"
 
@@ -187,6 +188,11 @@ ccs_status_t large_am::ask_for_push(incoming &in, std::unique_ptr<transfer> t, c
     return CCS_OK;
 }
 
+bool large_am::piece_fits(const transfer &t, int source, uint64_t offset, uint64_t length) {
+    return t.pushed && t.source == source && offset <= t.size && length <= t.size - offset &&
+           length <= t.size - t.received - t.placing_bytes;
+}
+
 void large_am::on_piece(const ccs_am_message_t *m, void *arg) {
     auto &self = *static_cast<large_am *>(arg);
     if (m->nargs != 2) return self.am_.drop_malformed(m->source, "large message piece without its two words");
@@ -195,8 +201,7 @@ void large_am::on_piece(const ccs_am_message_t *m, void *arg) {
     if (it == self.transfers_.end() || it->second->ending) return;
     transfer &t = *it->second;
     const uint64_t offset = m->args[1];
-    if (!t.pushed || t.source != m->source || offset > t.size || m->payload_size > t.size - offset ||
-        m->payload_size > t.size - t.received - t.placing_bytes)
+    if (!piece_fits(t, m->source, offset, m->payload_size))
         return self.am_.drop_malformed(m->source, "large message piece outside its message");
     auto *from = static_cast<uint8_t *>(const_cast<void *>(m->payload));
     if (t.to.dd)
@@ -216,9 +221,7 @@ uint8_t *large_am::place(int source, const uint64_t *args, size_t nargs, size_t 
     const uint64_t offset = args[1];
     // A datadesc destination is unpacked from the delivered piece; anything
     // out of bounds is delivered too, and dropped there as malformed.
-    if (!t.pushed || t.ending || t.to.dd || t.source != source || offset > t.size || length > t.size - offset ||
-        length > t.size - t.received - t.placing_bytes)
-        return nullptr;
+    if (t.ending || t.to.dd || !piece_fits(t, source, offset, length)) return nullptr;
     ++t.placing;
     t.placing_bytes += length;
     return t.to.base + offset;
