@@ -8,10 +8,7 @@
 #include "util/completion.hpp"
 #include "util/error.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 
 namespace ccs {
@@ -124,11 +121,7 @@ ccs_status_t large_am::send_push(context &ctx, int target, uint16_t handler, con
                                  const sender_payload &data, wire::large_header &h) {
     // Nothing registers the payload, so nothing else would find memory that
     // is not mapped before a transport faults on it.
-    static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto at = reinterpret_cast<uintptr_t>(data.base);
-    if (at + data.size < at || at + data.size > UINTPTR_MAX - page)
-        return fail(CCS_ERR_INVALID_MEMORY, "the payload reaches beyond the address space");
-    const ccs_status_t mapped = memory_.check_range(at & ~(page - 1), (at + data.size + page - 1) & ~(page - 1));
+    const ccs_status_t mapped = memory_.check_mapped(data.base, data.size);
     if (mapped != CCS_OK) return mapped;
     h.mode = static_cast<uint8_t>(wire::large_mode::push);
     const am_engine::payload_source out{reinterpret_cast<const uint8_t *>(&h), sizeof h, nullptr, 0};

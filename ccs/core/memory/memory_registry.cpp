@@ -69,6 +69,14 @@ ccs_status_t memory_registry::check_range(uintptr_t start, uintptr_t end) {
     return CCS_OK;
 }
 
+ccs_status_t memory_registry::check_mapped(const void *addr, size_t length) {
+    const uintptr_t page = cache_.page_size();
+    const auto at = reinterpret_cast<uintptr_t>(addr);
+    if (at + length < at || at + length > UINTPTR_MAX - page)
+        return fail(CCS_ERR_INVALID_MEMORY, describe_range(at, length) + " reaches beyond the address space");
+    return check_range(at & ~(page - 1), (at + length + page - 1) & ~(page - 1));
+}
+
 ccs_status_t memory_registry::mem_reg(region &r) {
     r.handles.assign(transports_.size(), nullptr);
     for (size_t i = 0; i < transports_.size(); ++i) {

@@ -94,6 +94,9 @@ public:
     ccs_status_t mem_reg(region &r) override;
     void mem_dereg(region &r) override;
     ccs_status_t check_range(uintptr_t start, uintptr_t end) override;
+    // check_range for [addr, addr + length) taken to whole pages, for
+    // memory a transport will read that nothing registers.
+    ccs_status_t check_mapped(const void *addr, size_t length);
 
 private:
     struct registration {
