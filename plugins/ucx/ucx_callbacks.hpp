@@ -24,5 +24,4 @@ constexpr uint16_t am_id = 0;
 // am_nocopy_min): below it a copy costs less than the bookkeeping.
 constexpr size_t nocopy_min = 64u << 10;
 
-
 }  // namespace ccs::ucx

@@ -9,6 +9,19 @@
 #include <cstring>
 
 namespace ccs::ucx {
+namespace {
+
+// ucp_am_recv_data_nbx's parameters: contiguous bytes, `done(user_data)`.
+ucp_request_param_t fetch_param(ucp_am_recv_data_nbx_callback_t done, void *user_data) {
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    rp.cb.recv_am = done;
+    rp.user_data = user_data;
+    rp.datatype = ucp_dt_make_contig(1);
+    return rp;
+}
+
+}  // namespace
 
 void ucx_plugin::give_back(std::unique_ptr<packet_buffer> b) {
     if (spare_receive_bytes_ + b->capacity() > spare_limit) return;
@@ -50,11 +63,7 @@ void ucx_plugin::start_rendezvous() {
         f->a->length = head_length + w.length;
         f->a->copy = take_receive_buffer(f->a->length);
         if (head_length) std::memcpy(f->a->copy->data(), w.head.data(), head_length);
-        ucp_request_param_t rp{};
-        rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-        rp.cb.recv_am = callbacks::rendezvous_received;
-        rp.user_data = f;
-        rp.datatype = ucp_dt_make_contig(1);
+        const ucp_request_param_t rp = fetch_param(callbacks::rendezvous_received, f);
         void *r = ucp_am_recv_data_nbx(worker_, w.descriptor, f->a->copy->data() + head_length, w.length, &rp);
         if (r == nullptr) {
             arrivals_.push_back(f->a);
@@ -106,11 +115,7 @@ bool ucx_plugin::fetch_into_place(int32_t source, const uint8_t *head, size_t he
     void *at = core_.place(source, head, head_length, length, id);
     if (!at) return false;
     auto *f = new placement{this, id};
-    ucp_request_param_t rp{};
-    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-    rp.cb.recv_am = callbacks::placement_received;
-    rp.user_data = f;
-    rp.datatype = ucp_dt_make_contig(1);
+    const ucp_request_param_t rp = fetch_param(callbacks::placement_received, f);
     void *r = ucp_am_recv_data_nbx(worker_, descriptor, at, length, &rp);
     if (UCS_PTR_IS_PTR(r)) return true;  // the callback reports it
     // Done at once, or refused: the core hears of it from progress() all the same.
