@@ -1,0 +1,63 @@
+#include "pe_state.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace ccs::shmem {
+pe_state &pe() {
+    static pe_state state;
+    return state;
+}
+
+void fail(const char *call, const std::string &why) {
+    std::fprintf(stderr, "shmem: %s: %s\n", call, why.c_str());
+    std::fflush(nullptr);
+    // Not exit(): destructors and atexit handlers of a half-working job
+    // could wait for peers that are stopping.
+    ::_exit(1);
+}
+
+void check(const char *call, ccs_status_t st) {
+    if (st != CCS_OK) [[unlikely]]
+        fail(call, std::string(ccs_strerror(st)) + ": " + ccs_last_error());
+}
+
+pe_state &ready(const char *call) {
+    pe_state &s = pe();
+    if (!s.initialized) [[unlikely]]
+        fail(call, s.finalized ? "called after shmem_finalize" : "called before shmem_init");
+    return s;
+}
+
+shmem_ctx_s &live(const char *call, shmem_ctx_t ctx) {
+    if (ctx == SHMEM_CTX_INVALID) [[unlikely]]
+        fail(call, "the context is SHMEM_CTX_INVALID");
+    if (ctx->magic != ctx_alive) [[unlikely]]
+        fail(call, ctx->magic == ctx_destroyed ? "the context was destroyed" : "not a context");
+    return *ctx;
+}
+
+void check_pe(const char *call, const pe_state &s, int pe) {
+    if (pe < 0 || pe >= s.npes) [[unlikely]]
+        fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(s.npes - 1));
+}
+
+remote_location locate(const char *call, const pe_state &s, const void *local, size_t length, int pe) {
+    check_pe(call, s, pe);
+    if (s.data.contains(local, length)) [[unlikely]]
+        return {s.data.address_on(pe, local), s.data.key_of(pe)};
+    // Heap addresses go as they are: CCS finds the symmetric allocation and
+    // refuses an address outside it.
+    return {reinterpret_cast<uintptr_t>(local), CCS_RKEY_SYMMETRIC};
+}
+
+void quiet(const char *call, shmem_ctx_s &ctx) {
+    const pe_state &s = pe();
+    const uint64_t issued = ctx.issued.load(std::memory_order_acquire);
+    if (__atomic_load_n(&ctx.done.value, __ATOMIC_ACQUIRE) < issued) check(call, ccs_counter_wait(&ctx.done, issued));
+    if (ctx.done.errors != 0) [[unlikely]]
+        fail(call, std::string("an operation issued before failed: ") + ccs_strerror(ctx.done.first_error));
+    check(call, ccs_fence_all(s.context));
+}
+}  // namespace ccs::shmem

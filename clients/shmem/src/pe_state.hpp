@@ -1,0 +1,67 @@
+// What a PE of the OpenSHMEM layer holds: its CCS context and world team,
+// the symmetric heap, the static data, and the default SHMEM context.
+#pragma once
+
+#include "static_data.hpp"
+#include "symmetric_heap.hpp"
+
+#include <ccs/coll.h>
+#include <shmem.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+// A SHMEM context: one CCS context carries every SHMEM context, so that
+// creating one needs no collective call; each counts its own operations
+// that complete later (gets and fetching atomics issued _nbi) so that its
+// quiet waits for those.
+struct shmem_ctx_s {
+    uint64_t magic;  // alive or destroyed: a stale handle is named, not used
+    long options;
+    ccs_counter_t done;
+    std::atomic<uint64_t> issued;
+};
+
+namespace ccs::shmem {
+inline constexpr uint64_t ctx_alive = 0x5348'4d45'4d43'5458ull;  // "SHMEMCTX"
+inline constexpr uint64_t ctx_destroyed = 0x4445'4144'4354'5800ull;
+
+struct pe_state {
+    bool initialized = false;
+    bool finalized = false;
+    int me = -1;
+    int npes = 0;
+    int thread_level = SHMEM_THREAD_SINGLE;
+    ccs_context_t context{0};
+    ccs_team_t world{0};
+    symmetric_heap heap;
+    static_data data;
+};
+
+pe_state &pe();
+
+// Prints "shmem: <call>: <why>" and ends the job with exit code 1: the
+// OpenSHMEM calls have no error return, and going on would lose data.
+[[noreturn]] void fail(const char *call, const std::string &why);
+// fail() with CCS's status and detail text unless st is CCS_OK.
+void check(const char *call, ccs_status_t st);
+// The state of an initialized PE, or fail(): called before shmem_init or
+// after shmem_finalize.
+pe_state &ready(const char *call);
+// `ctx` if it is a live context, else fail().
+shmem_ctx_s &live(const char *call, shmem_ctx_t ctx);
+// fail() unless 0 <= pe < npes.
+void check_pe(const char *call, const pe_state &s, int pe);
+
+// Where `length` bytes at the symmetric address `local` are on `pe`.
+struct remote_location {
+    uint64_t address;
+    ccs_rkey_t key;
+};
+remote_location locate(const char *call, const pe_state &s, const void *local, size_t length, int pe);
+
+// Completes what `ctx` issued: its counted operations, then every RMA
+// operation of the CCS context.
+void quiet(const char *call, shmem_ctx_s &ctx);
+}  // namespace ccs::shmem
