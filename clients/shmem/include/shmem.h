@@ -333,6 +333,78 @@ SHMEM_DECLARE_WAIT_DEPRECATED_(long long, longlong)
 SHMEM_DEPRECATED SHMEM_API void shmem_wait(long *ivar, long cmp_value);
 SHMEM_DEPRECATED SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
 
+/* ---------------------------------------------------------------- teams */
+typedef struct shmem_team_s *shmem_team_t;
+SHMEM_API extern struct shmem_team_s shmem_team_world_object_;
+SHMEM_API extern struct shmem_team_s shmem_team_shared_object_;
+#define SHMEM_TEAM_WORLD (&shmem_team_world_object_)
+#define SHMEM_TEAM_SHARED (&shmem_team_shared_object_)
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
+typedef struct {
+    int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+SHMEM_API int shmem_team_my_pe(shmem_team_t team);
+SHMEM_API int shmem_team_n_pes(shmem_team_t team);
+SHMEM_API int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+SHMEM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+SHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                                       const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
+SHMEM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
+                                  long xaxis_mask, shmem_team_t *xaxis_team,
+                                  const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                                  shmem_team_t *yaxis_team);
+SHMEM_API void shmem_team_destroy(shmem_team_t team);
+SHMEM_API int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+SHMEM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+
+/* ---------------------------------------------------------- collectives
+ * On teams: every member calls, in the same order. 0 on success. */
+SHMEM_API int shmem_team_sync(shmem_team_t team);
+#define SHMEM_DECLARE_COLL_(T, N)                                                                           \
+    SHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,         \
+                                        int PE_root);                                                       \
+    SHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);          \
+    SHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems);         \
+    SHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);         \
+    SHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,         \
+                                        ptrdiff_t sst, size_t nelems);
+SHMEM_RMA_TYPES_(SHMEM_DECLARE_COLL_)
+SHMEM_API int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+SHMEM_API int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                                 size_t nelems);
+
+/* Reductions (table 11): X(TYPE, TYPENAME). */
+#define SHMEM_REDUCE_BITWISE_TYPES_(X)                                                       \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                   \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)                  \
+    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)                   \
+    X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define SHMEM_REDUCE_MINMAX_TYPES_(X)                                                        \
+    X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)             \
+    X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar)                      \
+    X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)                   \
+    X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)      \
+    X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32)               \
+    X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)                     \
+    X(long double, longdouble)
+#define SHMEM_REDUCE_ARITH_TYPES_(X) \
+    SHMEM_REDUCE_MINMAX_TYPES_(X) X(double _Complex, complexd) X(float _Complex, complexf)
+#define SHMEM_DECLARE_REDUCE_(T, N, OP) \
+    SHMEM_API int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define SHMEM_DECLARE_REDUCE_BITWISE_(T, N) \
+    SHMEM_DECLARE_REDUCE_(T, N, and) SHMEM_DECLARE_REDUCE_(T, N, or) SHMEM_DECLARE_REDUCE_(T, N, xor)
+#define SHMEM_DECLARE_REDUCE_MINMAX_(T, N) SHMEM_DECLARE_REDUCE_(T, N, max) SHMEM_DECLARE_REDUCE_(T, N, min)
+#define SHMEM_DECLARE_REDUCE_ARITH_(T, N) SHMEM_DECLARE_REDUCE_(T, N, sum) SHMEM_DECLARE_REDUCE_(T, N, prod)
+SHMEM_REDUCE_BITWISE_TYPES_(SHMEM_DECLARE_REDUCE_BITWISE_)
+SHMEM_REDUCE_MINMAX_TYPES_(SHMEM_DECLARE_REDUCE_MINMAX_)
+SHMEM_REDUCE_ARITH_TYPES_(SHMEM_DECLARE_REDUCE_ARITH_)
+
 /* ------------------------------------------------ ordering, completion */
 SHMEM_API void shmem_fence(void);
 SHMEM_API void shmem_ctx_fence(shmem_ctx_t ctx);

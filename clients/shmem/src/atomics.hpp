@@ -28,7 +28,7 @@ uint64_t operand(T v) {
 template <typename T>
 T atomic_fetching(const char *call, shmem_ctx_t ctx, int op, const T *dest, T value, T cond, int pe) {
     const pe_state &s = ready(call);
-    live(call, ctx);
+    pe = world_pe(call, live(call, ctx), pe);
     const remote_location r = locate(call, s, dest, sizeof(T), pe);
     T old;
     check(call, ccs_atomic_sync(s.context, pe, op, word_type<T>(), r.address, r.key, operand(value), operand(cond),
@@ -42,6 +42,7 @@ void atomic_fetching_nbi(const char *call, shmem_ctx_t ctx, int op, T *fetch, co
                          int pe) {
     const pe_state &s = ready(call);
     shmem_ctx_s &c = live(call, ctx);
+    pe = world_pe(call, c, pe);
     if (!fetch) fail(call, "fetch is NULL");
     const remote_location r = locate(call, s, dest, sizeof(T), pe);
     const ccs_completion_t counted{nullptr, nullptr, &c.done};
@@ -54,7 +55,7 @@ void atomic_fetching_nbi(const char *call, shmem_ctx_t ctx, int op, T *fetch, co
 template <typename T>
 void atomic_post(const char *call, shmem_ctx_t ctx, int op, T *dest, T value, int pe) {
     const pe_state &s = ready(call);
-    live(call, ctx);
+    pe = world_pe(call, live(call, ctx), pe);
     const remote_location r = locate(call, s, dest, sizeof(T), pe);
     check(call, ccs_atomic(s.context, pe, op, word_type<T>(), r.address, r.key, operand(value), 0, nullptr, nullptr));
 }

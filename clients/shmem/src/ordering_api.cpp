@@ -1,33 +1,19 @@
-// Ordering and completion (fence, quiet, barrier_all, sync_all), context
-// objects, and put-with-signal, which is a put ordered before an atomic.
+// Ordering and completion (fence, quiet, barrier_all, sync_all) and
+// put-with-signal, which is a put ordered before an atomic.
 #include "atomics.hpp"
 #include "rma.hpp"
-
-#include <memory>
-#include <mutex>
-#include <vector>
 
 using namespace ccs::shmem;
 
 namespace {
-// Contexts live until the process ends, destroyed ones marked so, so that
-// a stale handle is named instead of reaching freed memory.
-struct context_pool {
-    std::mutex lock;
-    std::vector<std::unique_ptr<shmem_ctx_s>> all;
-};
-context_pool &contexts() {
-    static context_pool pool;
-    return pool;
-}
-
 void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
                 uint64_t signal, int sig_op, int pe) {
     const pe_state &s = ready(call);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         fail(call, "sig_op " + std::to_string(sig_op) + " is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD");
+    pe = world_pe(call, live(call, ctx), pe);
     const remote_location sig = locate(call, s, sig_addr, sizeof *sig_addr, pe);
-    put_bytes(call, ctx, dest, source, bytes, pe);
+    put_to_world_pe(call, s, dest, source, bytes, pe);
     // The signal must not arrive before the data it announces.
     check(call, ccs_fence(s.context, pe));
     check(call, ccs_atomic(s.context, pe, sig_op == SHMEM_SIGNAL_SET ? CCS_ATOMIC_SET : CCS_ATOMIC_ADD, CCS_UINT64,
@@ -51,46 +37,13 @@ void shmem_fence(void) {
 void shmem_barrier_all(void) {
     const char *call = "shmem_barrier_all";
     const pe_state &s = ready(call);
-    quiet(call, shmem_ctx_default_object_);
-    {
-        std::lock_guard<std::mutex> hold(contexts().lock);
-        for (auto &c : contexts().all)
-            if (c->magic == ctx_alive) quiet(call, *c);
-    }
+    quiet_all_contexts(call);
     check(call, ccs_team_barrier(s.world, nullptr));
 }
 
 void shmem_sync_all(void) {
     const pe_state &s = ready("shmem_sync_all");
     check("shmem_sync_all", ccs_team_barrier(s.world, nullptr));
-}
-
-int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
-    const char *call = "shmem_ctx_create";
-    ready(call);
-    if (!ctx) fail(call, "ctx is NULL");
-    if (options & ~(SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)) {
-        *ctx = SHMEM_CTX_INVALID;
-        return 1;
-    }
-    auto made = std::make_unique<shmem_ctx_s>();
-    made->magic = ctx_alive;
-    made->options = options;
-    made->done = ccs_counter_t{0, 0, CCS_OK};
-    made->issued = 0;
-    *ctx = made.get();
-    std::lock_guard<std::mutex> hold(contexts().lock);
-    contexts().all.push_back(std::move(made));
-    return 0;
-}
-
-void shmem_ctx_destroy(shmem_ctx_t ctx) {
-    const char *call = "shmem_ctx_destroy";
-    ready(call);
-    if (ctx == SHMEM_CTX_DEFAULT) fail(call, "SHMEM_CTX_DEFAULT cannot be destroyed");
-    shmem_ctx_s &c = live(call, ctx);
-    quiet(call, c);
-    c.magic = ctx_destroyed;
 }
 
 void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr,

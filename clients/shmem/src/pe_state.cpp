@@ -38,6 +38,14 @@ shmem_ctx_s &live(const char *call, shmem_ctx_t ctx) {
     return *ctx;
 }
 
+shmem_team_s &live_team(const char *call, shmem_team_t team) {
+    if (team == SHMEM_TEAM_INVALID) [[unlikely]]
+        fail(call, "the team is SHMEM_TEAM_INVALID");
+    if (team->magic != team_alive) [[unlikely]]
+        fail(call, team->magic == team_destroyed ? "the team was destroyed" : "not a team");
+    return *team;
+}
+
 void check_pe(const char *call, const pe_state &s, int pe) {
     if (pe < 0 || pe >= s.npes) [[unlikely]]
         fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(s.npes - 1));

@@ -11,6 +11,18 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+// A team: a CCS team, and the world PE of each member for operations on
+// contexts made from it (their PE numbers are the team's).
+struct shmem_team_s {
+    uint64_t magic;
+    ccs_team_t team;
+    int my_pe;
+    int n_pes;
+    shmem_team_config_t config;
+    std::vector<int> world_pes;
+};
 
 // A SHMEM context: one CCS context carries every SHMEM context, so that
 // creating one needs no collective call; each counts its own operations
@@ -19,6 +31,7 @@
 struct shmem_ctx_s {
     uint64_t magic;  // alive or destroyed: a stale handle is named, not used
     long options;
+    const shmem_team_s *team;  // nullptr: the world, whose numbers need no translation
     ccs_counter_t done;
     std::atomic<uint64_t> issued;
 };
@@ -26,6 +39,8 @@ struct shmem_ctx_s {
 namespace ccs::shmem {
 inline constexpr uint64_t ctx_alive = 0x5348'4d45'4d43'5458ull;  // "SHMEMCTX"
 inline constexpr uint64_t ctx_destroyed = 0x4445'4144'4354'5800ull;
+inline constexpr uint64_t team_alive = 0x5348'4d45'4d54'4541ull;  // "SHMEMTEA"
+inline constexpr uint64_t team_destroyed = 0x4445'4144'5445'4100ull;
 
 struct pe_state {
     bool initialized = false;
@@ -53,6 +68,17 @@ pe_state &ready(const char *call);
 shmem_ctx_s &live(const char *call, shmem_ctx_t ctx);
 // fail() unless 0 <= pe < npes.
 void check_pe(const char *call, const pe_state &s, int pe);
+// The world PE that `pe` of `ctx`'s team is, or fail().
+inline int world_pe(const char *call, const shmem_ctx_s &ctx, int pe) {
+    if (!ctx.team) [[likely]]
+        return pe;
+    if (pe < 0 || pe >= ctx.team->n_pes)
+        fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(ctx.team->n_pes - 1) +
+                       " of the context's team");
+    return ctx.team->world_pes[static_cast<size_t>(pe)];
+}
+// `team` if it is a live team, else fail().
+shmem_team_s &live_team(const char *call, shmem_team_t team);
 
 // Where `length` bytes at the symmetric address `local` are on `pe`.
 struct remote_location {
@@ -64,4 +90,11 @@ remote_location locate(const char *call, const pe_state &s, const void *local, s
 // Completes what `ctx` issued: its counted operations, then every RMA
 // operation of the CCS context.
 void quiet(const char *call, shmem_ctx_s &ctx);
+// quiet() on every live context (shmem_barrier_all).
+void quiet_all_contexts(const char *call);
+// SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED, at shmem_init and finalize.
+void create_predefined_teams(const char *call, pe_state &s);
+void destroy_predefined_teams();
+// Quiets and destroys the contexts made from `team` (shmem_team_destroy).
+void destroy_team_contexts(const char *call, const shmem_team_s *team);
 }  // namespace ccs::shmem

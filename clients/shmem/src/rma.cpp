@@ -9,17 +9,20 @@ size_t byte_count(const char *call, size_t nelems, size_t element) {
     return nelems * element;
 }
 
-void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
-    const pe_state &s = ready(call);
-    live(call, ctx);
+void put_to_world_pe(const char *call, const pe_state &s, void *dest, const void *source, size_t bytes, int pe) {
     const remote_location r = locate(call, s, dest, bytes, pe);
     if (bytes == 0) return;
     check(call, ccs_put(s.context, pe, source, bytes, r.address, r.key, nullptr));
 }
 
+void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
+    const pe_state &s = ready(call);
+    put_to_world_pe(call, s, dest, source, bytes, world_pe(call, live(call, ctx), pe));
+}
+
 void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
     const pe_state &s = ready(call);
-    live(call, ctx);
+    pe = world_pe(call, live(call, ctx), pe);
     const remote_location r = locate(call, s, source, bytes, pe);
     if (bytes == 0) return;
     check(call, ccs_get_sync(s.context, pe, dest, bytes, r.address, r.key));
@@ -28,6 +31,7 @@ void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source
 void get_bytes_nbi(const char *call, shmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
     const pe_state &s = ready(call);
     shmem_ctx_s &c = live(call, ctx);
+    pe = world_pe(call, c, pe);
     const remote_location r = locate(call, s, source, bytes, pe);
     if (bytes == 0) return;
     const ccs_completion_t counted{nullptr, nullptr, &c.done};
@@ -63,7 +67,7 @@ private:
 void strided(const char *call, bool is_put, shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,
              ptrdiff_t sst, size_t nelems, size_t element, int pe) {
     const pe_state &s = ready(call);
-    live(call, ctx);
+    pe = world_pe(call, live(call, ctx), pe);
     check_pe(call, s, pe);
     if (nelems == 0) return;
     const strided_layout to(call, dst, nelems, element), from(call, sst, nelems, element);

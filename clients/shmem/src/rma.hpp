@@ -5,6 +5,8 @@
 #include "pe_state.hpp"
 
 namespace ccs::shmem {
+// A put to a PE numbered in the world.
+void put_to_world_pe(const char *call, const pe_state &s, void *dest, const void *source, size_t bytes, int pe);
 // Blocking put: the source is reusable on return; the data is at the
 // target after the next quiet (or barrier).
 void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe);

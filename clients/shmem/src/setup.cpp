@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-struct shmem_ctx_s shmem_ctx_default_object_{ccs::shmem::ctx_alive, 0, {0, 0, CCS_OK}, 0};
+struct shmem_ctx_s shmem_ctx_default_object_{ccs::shmem::ctx_alive, 0, nullptr, {0, 0, CCS_OK}, 0};
 
 namespace ccs::shmem {
 namespace {
@@ -42,6 +42,7 @@ void init(const char *call, int requested) {
     const ccs_context_params_t ctx_params{sizeof ctx_params, 0, "shmem", nullptr, 0, nullptr, 0};
     check(call, ccs_context_create(&ctx_params, &s.context));
     check(call, ccs_team_world(s.context, &s.world));
+    create_predefined_teams(call, s);
     const ccs_status_t st = s.data.create(s.world, s.npes, why);
     if (st != CCS_OK) fail(call, std::string(ccs_strerror(st)) + ": " + why);
     if (s.heap.create(heap_bytes) != CCS_OK)
@@ -80,6 +81,7 @@ void shmem_finalize(void) {
     check(call, ccs_team_barrier(s.world, nullptr));
     s.data.destroy();
     check(call, s.heap.destroy());
+    destroy_predefined_teams();
     check(call, ccs_context_destroy(s.context));
     s.initialized = false;
     s.finalized = true;

@@ -1,0 +1,96 @@
+// Reductions on teams (table 11). Types and operations CCS reduces (32-
+// and 64-bit integers, float, double and complex with sum, prod, min and
+// max) go to ccs_team_allreduce; the others (8- and 16-bit integers, long
+// double, and, or, xor) gather every member's values and combine them in
+// team order on each member, so every member gets the same result.
+#include "collectives.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+using namespace ccs::shmem;
+
+namespace {
+enum class reduction { and_, or_, xor_, max, min, sum, prod };
+
+template <typename T>
+constexpr int acc_type() {
+    if constexpr (std::is_same_v<T, float>) return CCS_ACC_FLOAT;
+    else if constexpr (std::is_same_v<T, double>) return CCS_ACC_DOUBLE;
+    else if constexpr (std::is_same_v<T, float _Complex>) return CCS_ACC_COMPLEX_FLOAT;
+    else if constexpr (std::is_same_v<T, double _Complex>) return CCS_ACC_COMPLEX_DOUBLE;
+    else if constexpr (std::is_integral_v<T> && sizeof(T) == 4) return std::is_signed_v<T> ? CCS_ACC_INT32 : CCS_ACC_UINT32;
+    else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) return std::is_signed_v<T> ? CCS_ACC_INT64 : CCS_ACC_UINT64;
+    else return -1;
+}
+
+constexpr int acc_op(reduction r) {
+    switch (r) {
+    case reduction::sum: return CCS_ACC_SUM;
+    case reduction::prod: return CCS_ACC_PROD;
+    case reduction::max: return CCS_ACC_MAX;
+    case reduction::min: return CCS_ACC_MIN;
+    default: return -1;
+    }
+}
+
+template <typename T>
+T combine(reduction r, T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+        if (r == reduction::and_) return static_cast<T>(a & b);
+        if (r == reduction::or_) return static_cast<T>(a | b);
+        if (r == reduction::xor_) return static_cast<T>(a ^ b);
+    }
+    if constexpr (!std::is_same_v<T, float _Complex> && !std::is_same_v<T, double _Complex>) {
+        if (r == reduction::max) return std::max(a, b);
+        if (r == reduction::min) return std::min(a, b);
+    }
+    if (r == reduction::sum) return static_cast<T>(a + b);
+    return static_cast<T>(a * b);
+}
+
+template <typename T>
+int reduce(const char *call, shmem_team_t team, T *dest, const T *source, size_t n, reduction r) {
+    ready(call);
+    if (team == SHMEM_TEAM_INVALID) return -1;
+    const shmem_team_s &t = live_team(call, team);
+    if (n > SIZE_MAX / sizeof(T) / static_cast<size_t>(t.n_pes)) fail(call, "nreduce " + std::to_string(n) + " overflows");
+    if constexpr (acc_type<T>() >= 0) {
+        if (acc_op(r) >= 0) {
+            check(call, ccs_team_allreduce(t.team, source, dest, n, acc_type<T>(), acc_op(r), nullptr));
+            return 0;
+        }
+    }
+    std::vector<T> all(n * static_cast<size_t>(t.n_pes));
+    check(call, ccs_team_allgather(t.team, source, n * sizeof(T), all.data(), nullptr));
+    for (size_t i = 0; i < n; ++i) {
+        T v = all[i];
+        for (size_t m = 1; m < static_cast<size_t>(t.n_pes); ++m) v = combine(r, v, all[m * n + i]);
+        dest[i] = v;
+    }
+    return 0;
+}
+}  // namespace
+
+extern "C" {
+#define SHMEM_DEFINE_REDUCE_(T, N, OP)                                                       \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce) { \
+        return reduce<T>("shmem_" #N "_" #OP "_reduce", team, dest, source, nreduce, reduction::OP##_r); \
+    }
+#define and_r and_
+#define or_r or_
+#define xor_r xor_
+#define max_r max
+#define min_r min
+#define sum_r sum
+#define prod_r prod
+#define SHMEM_DEFINE_REDUCE_BITWISE_(T, N) \
+    SHMEM_DEFINE_REDUCE_(T, N, and) SHMEM_DEFINE_REDUCE_(T, N, or) SHMEM_DEFINE_REDUCE_(T, N, xor)
+#define SHMEM_DEFINE_REDUCE_MINMAX_(T, N) SHMEM_DEFINE_REDUCE_(T, N, max) SHMEM_DEFINE_REDUCE_(T, N, min)
+#define SHMEM_DEFINE_REDUCE_ARITH_(T, N) SHMEM_DEFINE_REDUCE_(T, N, sum) SHMEM_DEFINE_REDUCE_(T, N, prod)
+SHMEM_REDUCE_BITWISE_TYPES_(SHMEM_DEFINE_REDUCE_BITWISE_)
+SHMEM_REDUCE_MINMAX_TYPES_(SHMEM_DEFINE_REDUCE_MINMAX_)
+SHMEM_REDUCE_ARITH_TYPES_(SHMEM_DEFINE_REDUCE_ARITH_)
+}
