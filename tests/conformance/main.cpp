@@ -3,6 +3,7 @@
 #include "harness.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace {
 // Ranks other than 0 report only failures, so the log stays readable.
@@ -17,6 +18,29 @@ class failures_only final : public testing::EmptyTestEventListener {
             std::fprintf(stderr, "rank %d: [  FAILED  ] %s.%s\n", conformance::rank(), t.test_suite_name(), t.name());
     }
 };
+
+// Every rank's failures again at the end, where a log that keeps only its
+// head and tail still shows them: each failed test and its first failure.
+void print_failures() {
+    const testing::UnitTest &all = *testing::UnitTest::GetInstance();
+    for (int s = 0; s < all.total_test_suite_count(); ++s) {
+        const testing::TestSuite &suite = *all.GetTestSuite(s);
+        for (int t = 0; t < suite.total_test_count(); ++t) {
+            const testing::TestInfo &test = *suite.GetTestInfo(t);
+            const testing::TestResult &result = *test.result();
+            if (!result.Failed()) continue;
+            std::string first;
+            for (int p = 0; p < result.total_part_count() && first.empty(); ++p) {
+                const testing::TestPartResult &part = result.GetTestPartResult(p);
+                if (part.failed())
+                    first = std::string(part.file_name() ? part.file_name() : "?") + ":" +
+                            std::to_string(part.line_number()) + ": " + part.summary();
+            }
+            std::fprintf(stderr, "rank %d: FAILED %s.%s: %s\n", conformance::rank(), suite.name(), test.name(),
+                         first.c_str());
+        }
+    }
+}
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -33,7 +57,10 @@ int main(int argc, char **argv) {
         listeners.Append(new failures_only);
     }
     const int result = RUN_ALL_TESTS();
-    if (result != 0) std::fprintf(stderr, "rank %d: conformance tests FAILED\n", conformance::rank());
+    if (result != 0) {
+        print_failures();
+        std::fprintf(stderr, "rank %d: conformance tests FAILED\n", conformance::rank());
+    }
     const ccs_status_t fin = ccs_finalize();
     if (fin != CCS_OK) std::fprintf(stderr, "ccs_finalize: %s\n", ccs_strerror(fin));
     return result != 0 || fin != CCS_OK;
