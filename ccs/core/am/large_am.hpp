@@ -36,6 +36,7 @@ namespace ccs {
 struct large_am_stats {
     uint64_t sent = 0;       // large messages sent
     uint64_t sent_eager = 0; // of those, with their payload
+    uint64_t answered = 0;   // of those, accepted or refused by the target (the window counts the rest)
     uint64_t received = 0;   // header handlers run
     uint64_t fetched = 0;    // accepted payloads read from the sender or pushed by it
     uint64_t deferred = 0;   // header handlers that left the decision for later

@@ -135,6 +135,7 @@ void large_am::on_answer(const ccs_am_message_t *m, void *arg) {
     if (it == self.sending_.end() || it->second.target != m->source || it->second.ended) return;
     const auto stream = self.streams_.find({it->second.ctx, it->second.target});
     const auto status = static_cast<ccs_status_t>(m->args[1]);
+    ++self.stats_.answered;
     std::string detail;
     if (status != CCS_OK) detail.assign(static_cast<const char *>(m->payload), m->payload_size);
     self.end_sending(it, status, std::move(detail));
