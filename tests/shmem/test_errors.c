@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
             shmem_putmem_signal(&target_word, &local, 8, (uint64_t *)&target_word, 1, 9, 0);
         if (strcmp(mistake, "bad_stride") == 0) shmem_long_iput(&target_word, &local, 0, 1, 1, 0);
         if (strcmp(mistake, "free_foreign") == 0) shmem_free(&local);
+        if (strcmp(mistake, "clear_unheld_lock") == 0) shmem_clear_lock(heap);
         fprintf(stderr, "the mistake '%s' was not refused\n", mistake);
         return 2;
     }

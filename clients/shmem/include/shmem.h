@@ -413,6 +413,13 @@ SHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
 SHMEM_API void shmem_barrier_all(void);
 SHMEM_API void shmem_sync_all(void);
 
+/* ---------------------------------------------------------------- locks
+ * A lock is a symmetric long, zero before its first use. Waiters get it
+ * in the order they asked. */
+SHMEM_API void shmem_set_lock(long *lock);
+SHMEM_API int shmem_test_lock(long *lock);
+SHMEM_API void shmem_clear_lock(long *lock);
+
 /* ---------------------------------------------------- context objects */
 SHMEM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 SHMEM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
