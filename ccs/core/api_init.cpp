@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdio>
+
+#include <unistd.h>
 
 using namespace ccs;
 
@@ -93,6 +96,19 @@ ccs_status_t ccs_initialized(int *flag) {
     if (!flag) return fail(CCS_ERR_INVALID_ARG, "ccs_initialized: flag is NULL");
     *flag = runtime::current() != nullptr;
     return CCS_OK;
+}
+
+ccs_status_t ccs_abort(int exit_code, const char *reason) {
+    if (exit_code < 0 || exit_code > 255)
+        return fail(CCS_ERR_INVALID_ARG, "ccs_abort: exit code " + std::to_string(exit_code) + " is not in 0 .. 255");
+    // Not under the API lock: the job must end even if a thread holds it.
+    runtime *rt = runtime::current();
+    const std::string why = reason ? reason : "";
+    std::fprintf(stderr, "ccs[%d]: ccs_abort(%d)%s%s\n", rt ? rt->rank() : -1, exit_code, why.empty() ? "" : ": ",
+                 why.c_str());
+    std::fflush(nullptr);
+    if (rt) rt->abort_job(exit_code, why);
+    ::_exit(exit_code);
 }
 
 ccs_status_t ccs_query_thread(int *level) {

@@ -51,6 +51,10 @@ public:
         return progress_thread_.running() ? progress_thread_.binding() : "off";
     }
     int size() const { return size_; }
+    // ccs_abort: asks the launcher to end the job; the caller then exits.
+    void abort_job(int exit_code, const std::string &reason) {
+        if (boot_) boot_->abort_job(exit_code, reason);
+    }
     context_table &contexts() { return contexts_; }
     am_engine &am() { return *am_; }
     rma_engine &rma() { return *rma_; }

@@ -94,6 +94,11 @@ int main(int argc, char **argv) {
     const std::string job_id = new_job_id();
     ccsrun::job job(opts, job_id, rv.socket_path());
     job.on_rank_ended = [&rv](int rank, const std::string &how) { rv.rank_ended(rank, how); };
+    rv.on_abort = [&job](int rank, int exit_code, const std::string &reason) {
+        job.abort("rank " + std::to_string(rank) + " called ccs_abort(" + std::to_string(exit_code) + ")" +
+                      (reason.empty() ? "" : ": " + reason) + "; stopping the job",
+                  exit_code);
+    };
     if (const std::string err = job.spawn(); !err.empty()) {
         job.abort(err, 1);
     }

@@ -77,6 +77,14 @@ void rendezvous::read_from(client &c) {
         c.rank = static_cast<int>(f.rank);
         return;
     }
+    if (f.op == proto::abort && valid_rank && f.length >= sizeof(int32_t) && f.length <= sizeof(int32_t) + 4096) {
+        int32_t code = 0;
+        std::string reason(f.length - sizeof code, '\0');
+        if (proto::read_full(c.fd, &code, sizeof code) && proto::read_full(c.fd, reason.data(), reason.size())) {
+            if (on_abort) on_abort(static_cast<int>(f.rank), code, reason);
+            return;
+        }
+    }
     if (f.op == proto::allgather && valid_rank && static_cast<int>(f.rank) == c.rank && f.length <= proto::max_blob &&
         !c.contributed) {
         c.blob.resize(f.length);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ public:
     // processes waiting in an exchange, and any that start one later, are
     // told, since it can never complete.
     void rank_ended(int rank, const std::string &how);
+    // A process called ccs_abort: the job is to end with `exit_code`.
+    std::function<void(int rank, int exit_code, const std::string &reason)> on_abort;
 
 private:
     struct client {

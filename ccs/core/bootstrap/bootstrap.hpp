@@ -28,6 +28,13 @@ public:
     // in rank order.
     virtual ccs_status_t allgather(const blob &mine, std::vector<blob> &all) = 0;
 
+    // Asks the launcher to end the whole job with `exit_code` (ccs_abort);
+    // the caller exits after it. A job of one process has nobody to tell.
+    virtual void abort_job(int exit_code, const std::string &reason) {
+        (void)exit_code;
+        (void)reason;
+    }
+
 protected:
     int rank_ = 0;
     int size_ = 1;

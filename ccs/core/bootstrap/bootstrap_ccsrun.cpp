@@ -57,6 +57,13 @@ public:
         return CCS_OK;
     }
 
+    void abort_job(int exit_code, const std::string &reason) override {
+        const int32_t code = exit_code;
+        const proto::frame head{proto::abort, static_cast<uint32_t>(rank_), sizeof code + reason.size()};
+        if (proto::write_full(fd_, &head, sizeof head) && proto::write_full(fd_, &code, sizeof code))
+            proto::write_full(fd_, reason.data(), reason.size());
+    }
+
     ccs_status_t allgather(const blob &mine, std::vector<blob> &all) override {
         const proto::frame req{proto::allgather, static_cast<uint32_t>(rank_), mine.size()};
         if (!proto::write_full(fd_, &req, sizeof req) ||

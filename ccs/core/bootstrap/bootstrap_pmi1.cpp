@@ -93,6 +93,10 @@ public:
         return CCS_OK;
     }
 
+    void abort_job(int exit_code, const std::string &) override {
+        send("cmd=abort exitcode=" + std::to_string(exit_code) + "\n");
+    }
+
 private:
     bool put(const std::string &key, const std::string &value) {
         std::map<std::string, std::string> r;

@@ -89,6 +89,10 @@ public:
         return CCS_OK;
     }
 
+    void abort_job(int exit_code, const std::string &reason) override {
+        if (initialized_) PMIx_Abort(exit_code, reason.c_str(), nullptr, 0);
+    }
+
 private:
     // The first few ranks whose contribution to `key` the servers cannot
     // produce within a second each: those that never joined.

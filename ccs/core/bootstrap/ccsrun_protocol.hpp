@@ -8,6 +8,8 @@
 //                  or frame{op = rank_gone, rank = r, length = n} + n bytes
 //                     of text: rank r ended (how) and the exchange cannot
 //                     complete
+//   client -> server: frame{op = abort, rank, length = 4 + n} + int32 exit
+//                     code + n bytes of reason: end the job with that code
 #pragma once
 
 #include <cerrno>
@@ -18,7 +20,7 @@
 
 namespace ccs::ccsrun_protocol {
 
-enum op : uint32_t { hello = 1, allgather = 2, rank_gone = 3 };
+enum op : uint32_t { hello = 1, allgather = 2, rank_gone = 3, abort = 4 };
 
 struct frame {
     uint32_t op;

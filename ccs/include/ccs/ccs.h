@@ -120,6 +120,13 @@ typedef struct ccs_init_params {
 CCS_API ccs_status_t ccs_init(const ccs_init_params_t *params);
 CCS_API ccs_status_t ccs_finalize(void);
 CCS_API ccs_status_t ccs_initialized(int *flag);
+/* Ends the whole job at once, as MPI_Abort: this process prints `reason`
+ * (may be NULL) on stderr with its rank, asks the launcher to stop every
+ * process (ccsrun, mpirun and mpiexec then exit with exit_code), and exits
+ * with exit_code without finalizing. Works before ccs_init too (this
+ * process alone). Returns only to refuse an exit code outside 0 .. 255:
+ * CCS_ERR_INVALID_ARG. */
+CCS_API ccs_status_t ccs_abort(int exit_code, const char *reason);
 /* The thread level provided now (a ccs_thread_level_t). */
 CCS_API ccs_status_t ccs_query_thread(int *level);
 
