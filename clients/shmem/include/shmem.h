@@ -101,6 +101,8 @@ SHMEM_API void shmem_init(void);
 SHMEM_API int shmem_init_thread(int requested, int *provided);
 SHMEM_API void shmem_query_thread(int *provided);
 SHMEM_API void shmem_finalize(void);
+/* Ends every PE of the job; the job's exit code is status (0 .. 255). */
+SHMEM_API void shmem_global_exit(int status);
 SHMEM_API int shmem_my_pe(void);
 SHMEM_API int shmem_n_pes(void);
 SHMEM_API int shmem_pe_accessible(int pe);

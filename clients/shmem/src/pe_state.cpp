@@ -12,9 +12,10 @@ pe_state &pe() {
 
 void fail(const char *call, const std::string &why) {
     std::fprintf(stderr, "shmem: %s: %s\n", call, why.c_str());
-    std::fflush(nullptr);
-    // Not exit(): destructors and atexit handlers of a half-working job
-    // could wait for peers that are stopping.
+    // The whole job ends, also PEs computing without SHMEM calls. Not
+    // exit(): destructors and atexit handlers of a half-working job could
+    // wait for peers that are stopping.
+    ccs_abort(1, call);
     ::_exit(1);
 }
 

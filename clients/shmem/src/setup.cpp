@@ -88,6 +88,13 @@ void shmem_finalize(void) {
     check(call, ccs_finalize());
 }
 
+void shmem_global_exit(int status) {
+    std::fflush(nullptr);
+    // Exit codes are 8 bits, as exit() keeps them.
+    ccs_abort(status & 0xff, "shmem_global_exit");
+    std::_Exit(status & 0xff);  // ccs_abort returns only for a code out of range
+}
+
 int shmem_my_pe(void) { return ready("shmem_my_pe").me; }
 int shmem_n_pes(void) { return ready("shmem_n_pes").npes; }
 int _my_pe(void) { return ready("_my_pe").me; }
