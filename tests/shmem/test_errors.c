@@ -7,6 +7,7 @@
 #include <string.h>
 
 static long target_word;
+static long sync_array[SHMEM_BARRIER_SYNC_SIZE];
 
 int main(int argc, char **argv) {
     const char *mistake = argc > 1 ? argv[1] : "";
@@ -35,6 +36,8 @@ int main(int argc, char **argv) {
         if (strcmp(mistake, "bad_stride") == 0) shmem_long_iput(&target_word, &local, 0, 1, 1, 0);
         if (strcmp(mistake, "free_foreign") == 0) shmem_free(&local);
         if (strcmp(mistake, "clear_unheld_lock") == 0) shmem_clear_lock(heap);
+        if (strcmp(mistake, "not_in_active_set") == 0) shmem_barrier(0, 1, 1, sync_array);
+        if (strcmp(mistake, "active_set_outside") == 0) shmem_broadcast64(heap, heap, 1, 0, 0, 1, 2, sync_array);
         fprintf(stderr, "the mistake '%s' was not refused\n", mistake);
         return 2;
     }

@@ -407,6 +407,46 @@ SHMEM_REDUCE_BITWISE_TYPES_(SHMEM_DECLARE_REDUCE_BITWISE_)
 SHMEM_REDUCE_MINMAX_TYPES_(SHMEM_DECLARE_REDUCE_MINMAX_)
 SHMEM_REDUCE_ARITH_TYPES_(SHMEM_DECLARE_REDUCE_ARITH_)
 
+/* ------------------------------------------ deprecated active-set forms
+ * The members of the set PE_start, PE_start + 2^logPE_stride, ... (PE_size
+ * of them) call; pSync is a symmetric array of the *_SYNC_SIZE longs, all
+ * SHMEM_SYNC_VALUE before the call, as it leaves them. */
+SHMEM_DEPRECATED SHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_DEPRECATED SHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define SHMEM_DECLARE_ACTIVE_SET_SIZED_(B)                                                                     \
+    SHMEM_DEPRECATED SHMEM_API void shmem_broadcast##B(void *dest, const void *source, size_t nelems,          \
+                                                       int PE_root, int PE_start, int logPE_stride,            \
+                                                       int PE_size, long *pSync);                              \
+    SHMEM_DEPRECATED SHMEM_API void shmem_collect##B(void *dest, const void *source, size_t nelems,            \
+                                                     int PE_start, int logPE_stride, int PE_size, long *pSync); \
+    SHMEM_DEPRECATED SHMEM_API void shmem_fcollect##B(void *dest, const void *source, size_t nelems,           \
+                                                      int PE_start, int logPE_stride, int PE_size,             \
+                                                      long *pSync);                                            \
+    SHMEM_DEPRECATED SHMEM_API void shmem_alltoall##B(void *dest, const void *source, size_t nelems,           \
+                                                      int PE_start, int logPE_stride, int PE_size,             \
+                                                      long *pSync);                                            \
+    SHMEM_DEPRECATED SHMEM_API void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst,          \
+                                                       ptrdiff_t sst, size_t nelems, int PE_start,             \
+                                                       int logPE_stride, int PE_size, long *pSync);
+SHMEM_DECLARE_ACTIVE_SET_SIZED_(32)
+SHMEM_DECLARE_ACTIVE_SET_SIZED_(64)
+#define SHMEM_TO_ALL_BITWISE_TYPES_(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_TO_ALL_MINMAX_TYPES_(X) \
+    SHMEM_TO_ALL_BITWISE_TYPES_(X) X(float, float) X(double, double) X(long double, longdouble)
+#define SHMEM_TO_ALL_ARITH_TYPES_(X) \
+    SHMEM_TO_ALL_MINMAX_TYPES_(X) X(double _Complex, complexd) X(float _Complex, complexf)
+#define SHMEM_DECLARE_TO_ALL_(T, N, OP)                                                                      \
+    SHMEM_DEPRECATED SHMEM_API void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce,         \
+                                                              int PE_start, int logPE_stride, int PE_size,   \
+                                                              T *pWrk, long *pSync);
+#define SHMEM_DECLARE_TO_ALL_BITWISE_(T, N) \
+    SHMEM_DECLARE_TO_ALL_(T, N, and) SHMEM_DECLARE_TO_ALL_(T, N, or) SHMEM_DECLARE_TO_ALL_(T, N, xor)
+#define SHMEM_DECLARE_TO_ALL_MINMAX_(T, N) SHMEM_DECLARE_TO_ALL_(T, N, max) SHMEM_DECLARE_TO_ALL_(T, N, min)
+#define SHMEM_DECLARE_TO_ALL_ARITH_(T, N) SHMEM_DECLARE_TO_ALL_(T, N, sum) SHMEM_DECLARE_TO_ALL_(T, N, prod)
+SHMEM_TO_ALL_BITWISE_TYPES_(SHMEM_DECLARE_TO_ALL_BITWISE_)
+SHMEM_TO_ALL_MINMAX_TYPES_(SHMEM_DECLARE_TO_ALL_MINMAX_)
+SHMEM_TO_ALL_ARITH_TYPES_(SHMEM_DECLARE_TO_ALL_ARITH_)
+
 /* ------------------------------------------------ ordering, completion */
 SHMEM_API void shmem_fence(void);
 SHMEM_API void shmem_ctx_fence(shmem_ctx_t ctx);
