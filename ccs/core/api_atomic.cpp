@@ -50,10 +50,31 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
     return CCS_OK;
 }
 
+// The common case inline, before a request is built: the word mapped
+// here (a node peer's ccs_mem_alloc block, a symmetric allocation's part),
+// no callback. False, nothing done, otherwise; the general path then
+// checks everything again and says what is wrong.
+[[gnu::always_inline]] inline bool done_mapped(const char *call, ccs_context_t handle, int target, int op, int type,
+                                              uint64_t remote, ccs_rkey_t rkey, uint64_t operand, uint64_t compare,
+                                              void *fetched, const ccs_completion_t *completion) {
+    rma_atomic a;
+    if (check_atomic(call, op, type, remote, operand, compare, fetched, a) != CCS_OK) [[unlikely]]
+        return false;
+    const api_lock::entry inside;
+    runtime *rt = runtime::current();
+    if (!rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
+        !rt->rma().try_mapped_atomic(target, a, remote, rkey, fetched, completion))
+        return false;
+    rt->note_activity();
+    return true;
+}
+
 // ccs_atomic, and with `sync` ccs_atomic_sync (completion null).
 ccs_status_t atomic(const char *call, bool sync, ccs_context_t handle, int target, int op, int type,
                     uint64_t remote_addr, ccs_rkey_t rkey, uint64_t operand, uint64_t compare, void *fetched,
                     const ccs_completion_t *completion) {
+    if (done_mapped(call, handle, target, op, type, remote_addr, rkey, operand, compare, fetched, completion))
+        return CCS_OK;
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;

@@ -100,6 +100,17 @@ inline ccs_status_t check_rma_to(const char *call, ccs_context_t handle, int tar
     return rt->symmetric().resolve(call, target, remote, rkey);
 }
 
+// For the inline paths: with CCS_RKEY_SYMMETRIC, `remote` and `rkey`
+// become the target's (false, the general path to say why, where the
+// target is no rank or the address in no symmetric allocation); any other
+// key as it is.
+[[gnu::always_inline]] inline bool resolved_quietly(runtime &rt, int target, uint64_t &remote, ccs_rkey_t &rkey) {
+    if (rkey.id != CCS_RKEY_SYMMETRIC.id) [[likely]]
+        return true;
+    return static_cast<unsigned>(target) < static_cast<unsigned>(rt.size()) &&
+           rt.symmetric().resolve_quietly(target, remote, rkey);
+}
+
 // Checks a datadesc operation: both sides committed (their objects in
 // local_dd and remote_dd), counts not negative, the same number of bytes
 // (`bytes`, on success). The messages are built only on failure.

@@ -147,7 +147,7 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
                                               uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
     const api_lock::entry inside;
     runtime *rt = runtime::current();
-    if (!rt || !rt->contexts().by_handle(handle) ||
+    if (!rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
         !rt->rma().try_mapped(put, target, local, length, remote, rkey, completion))
         return false;
     rt->note_activity();
@@ -309,12 +309,15 @@ ccs_status_t ccs_get(ccs_context_t handle, int target, void *dst, size_t length,
 
 ccs_status_t ccs_put_sync(ccs_context_t handle, int target, const void *src, size_t length, uint64_t remote_addr,
                           ccs_rkey_t rkey) {
+    // Done on return where it takes the inline path: nothing to wait for.
+    if (done_mapped(true, handle, target, const_cast<void *>(src), length, remote_addr, rkey, nullptr)) return CCS_OK;
     return put_or_get_sync("ccs_put_sync", rma_kind::put, handle, target, const_cast<void *>(src), length,
                            remote_addr, rkey);
 }
 
 ccs_status_t ccs_get_sync(ccs_context_t handle, int target, void *dst, size_t length, uint64_t remote_addr,
                           ccs_rkey_t rkey) {
+    if (done_mapped(false, handle, target, dst, length, remote_addr, rkey, nullptr)) return CCS_OK;
     return put_or_get_sync("ccs_get_sync", rma_kind::get, handle, target, dst, length, remote_addr, rkey);
 }
 

@@ -42,6 +42,19 @@ bool rma_engine::try_mapped_atomic(const rma_request &q) {
     return true;
 }
 
+bool rma_engine::try_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
+                                   const ccs_completion_t *completion) noexcept {
+    if (completion && completion->callback) return false;
+    const remote_key *k = mapped_key(target, key, remote, a.width);
+    if (!k || k->network_atomics) return false;
+    const uint64_t old = apply_atomic(a, k->mapped + (remote - k->base));
+    store_fetched(a, fetched, old);
+    ++stats_.atomics;
+    stats_.bytes += a.width;
+    if (completion && completion->counter) counter_add(*completion->counter);
+    return true;
+}
+
 void rma_engine::issue_atomic(request &r) {
     ++stats_.atomics_at_target;
     r.at = stage::in_flight;

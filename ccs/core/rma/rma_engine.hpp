@@ -122,6 +122,12 @@ public:
         if (completion && completion->counter) counter_add(*completion->counter);
         return true;
     }
+    // The inline path of ccs_atomic and ccs_atomic_sync, before a request
+    // is built: the word mapped here through `key` (a live registration of
+    // the target's), its atomics the CPU's, no callback to run. False when
+    // that does not apply (nothing was done).
+    bool try_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
+                           const ccs_completion_t *completion) noexcept;
     // Whether puts (gets) to `target` go by its transport's RMA now, not
     // in active messages.
     bool native(int target, bool put) const { return target != rank_ && !emulate(target, put); }
@@ -195,10 +201,12 @@ private:
     // need. Null otherwise (the general path takes the request, or says
     // what is wrong).
     const remote_key *mapped_key(const rma_request &q, uint64_t length) const {
-        if (q.key.id == 0 || q.target == rank_) return nullptr;
-        const remote_key *k = keys_.find(q.key.id);
-        if (!k || !k->mapped || k->ended() || k->owner != q.target ||
-            !range_holds(k->base, k->length, q.remote.address, length))
+        return mapped_key(q.target, q.key, q.remote.address, length);
+    }
+    const remote_key *mapped_key(int target, ccs_rkey_t key, uint64_t remote, uint64_t length) const {
+        if (key.id == 0 || target == rank_) return nullptr;
+        const remote_key *k = keys_.find(key.id);
+        if (!k || !k->mapped || k->ended() || k->owner != target || !range_holds(k->base, k->length, remote, length))
             return nullptr;
         return k;
     }

@@ -30,6 +30,7 @@ public:
     void add(symmetric_block b) {
         const uintptr_t base = b.base;
         blocks_[base] = std::move(b);
+        last_ = nullptr;
     }
     // The block this process's registration `mem` belongs to, or null.
     const symmetric_block *by_mem(uint64_t mem) const {
@@ -37,14 +38,22 @@ public:
             if (b.mem == mem) return &b;
         return nullptr;
     }
-    // The block whose span holds `addr` here, or null.
+    // The block whose span holds `addr` here, or null. The last one found
+    // is tried first: a runtime works in one heap most of the time.
     const symmetric_block *holding(uint64_t addr) const {
+        if (last_ && addr - last_->base < last_->span) [[likely]]
+            return last_;
         auto it = blocks_.upper_bound(static_cast<uintptr_t>(addr));
         if (it == blocks_.begin()) return nullptr;
         const symmetric_block &b = std::prev(it)->second;
-        return addr - b.base < b.span ? &b : nullptr;
+        if (addr - b.base >= b.span) return nullptr;
+        last_ = &b;
+        return &b;
     }
-    void remove(uintptr_t base) { blocks_.erase(base); }
+    void remove(uintptr_t base) {
+        blocks_.erase(base);
+        last_ = nullptr;
+    }
 
     // CCS_RKEY_SYMMETRIC: `remote` (an address here) becomes `target`'s
     // address and `key` its key. CCS_ERR_NOT_REGISTERED, naming `call`, when
@@ -59,9 +68,21 @@ public:
         return CCS_OK;
     }
 
+    // resolve() for the inline paths, which leave every error to the
+    // general one: false, nothing changed, where `remote` is in no block.
+    // `target` must be a rank of the job.
+    bool resolve_quietly(int target, uint64_t &remote, ccs_rkey_t &key) const noexcept {
+        const symmetric_block *b = holding(remote);
+        if (!b) return false;
+        remote = b->bases[static_cast<size_t>(target)] + (remote - b->base);
+        key = b->keys[static_cast<size_t>(target)];
+        return true;
+    }
+
 private:
     [[gnu::cold]] static ccs_status_t outside(const char *call, uint64_t remote);
     std::map<uintptr_t, symmetric_block> blocks_;
+    mutable const symmetric_block *last_ = nullptr;
 };
 
 }  // namespace ccs
