@@ -60,7 +60,10 @@ ccs_status_t runtime::acquire(int thread_level, bool progress_thread) {
         ++g_references;
         runtime *rt = current_;
         rt->thread_level_ = std::max(rt->thread_level_, thread_level);
-        if (rt->thread_level_ == CCS_THREAD_MULTIPLE) api_lock::set(true);
+        if (rt->thread_level_ == CCS_THREAD_MULTIPLE) {
+            if (api_lock::biased()) rt->unbias_lock();
+            api_lock::set(true);
+        }
         if (progress_thread && !rt->progress_thread_.running()) rt->start_progress_thread();
         return CCS_OK;
     }
@@ -99,6 +102,7 @@ ccs_status_t runtime::release() {
     current_ = nullptr;
     g_phase = phase::finalized;
     api_lock::set(false);
+    api_lock::set_biased(false);
     return st;
 }
 
@@ -309,9 +313,23 @@ bool runtime::serve_in_background() {
 }
 
 void runtime::start_progress_thread() {
+    // Below level multiple one application thread at a time calls in: the
+    // lock is biased towards it.
+    api_lock::set_biased(thread_level_ < CCS_THREAD_MULTIPLE);
     api_lock::set(true);
     application_polls_seen_ = application_polls_;
     progress_thread_.start([this] { return serve_in_background(); }, [this] { sleeper_.wake(); });
+}
+
+void runtime::unbias_lock() {
+    // The biased lock serves one application thread: the progress thread
+    // stops while the lock changes, and starts again with the other one.
+    {
+        const api_lock::released unlocked;
+        progress_thread_.stop();
+        api_lock::set_biased(false);
+    }
+    start_progress_thread();
 }
 
 namespace {

@@ -51,6 +51,8 @@ public:
         return progress_thread_.running() ? progress_thread_.binding() : "off";
     }
     int size() const { return size_; }
+    // A runtime asked for level multiple while the lock is biased.
+    void unbias_lock();
     // ccs_abort: asks the launcher to end the job; the caller then exits.
     void abort_job(int exit_code, const std::string &reason) {
         if (boot_) boot_->abort_job(exit_code, reason);

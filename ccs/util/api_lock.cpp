@@ -4,6 +4,7 @@
 #include <climits>
 #include <ctime>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,7 +32,16 @@ thread_local uint32_t t_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 bool try_take() { return g_word.load(std::memory_order_relaxed) == 0 && g_word.exchange(1, std::memory_order_acquire) == 0; }
 
-void take() {
+// Sleeps a slice while *word holds `value` (a wake or the slice ends it).
+void sleep_while(std::atomic<uint32_t> &word, uint32_t value) {
+    const timespec slice{0, sleep_slice_ns};
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(&word), FUTEX_WAIT_PRIVATE, value, &slice, nullptr, 0);
+}
+void wake_one(std::atomic<uint32_t> &word) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void take_word() {
     if (try_take()) return;
     g_waiting.fetch_add(1, std::memory_order_seq_cst);
     for (int spins = 0; !try_take(); ++spins) {
@@ -39,16 +49,87 @@ void take() {
             cpu_pause();
             continue;
         }
-        const timespec slice{0, sleep_slice_ns};
-        syscall(SYS_futex, reinterpret_cast<uint32_t *>(&g_word), FUTEX_WAIT_PRIVATE, 1u, &slice, nullptr, 0);
+        sleep_while(g_word, 1);
     }
     g_waiting.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void give() {
+void give_word() {
     g_word.store(0, std::memory_order_release);
     if (g_waiting.load(std::memory_order_relaxed) != 0) [[unlikely]]
-        syscall(SYS_futex, reinterpret_cast<uint32_t *>(&g_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+        wake_one(g_word);
+}
+
+// The biased lock: each side marks itself inside, then looks at the other.
+// The application's mark and look may pass each other in its store buffer;
+// the progress thread's membarrier, between its own mark and look, drains
+// every thread's, so at least one of two arriving together sees the other.
+// The one that sees the other inside steps back and waits for it to leave.
+std::atomic<bool> g_biased{false};
+std::atomic<uint32_t> g_application_in{0};
+std::atomic<uint32_t> g_progress_in{0};
+std::atomic<uint32_t> g_application_waiting{0};
+std::atomic<uint32_t> g_progress_waiting{0};
+thread_local bool t_progress_thread __attribute__((tls_model("initial-exec"))) = false;
+
+void membarrier_all() { syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0); }
+
+void take_as_application() {
+    for (;;) {
+        g_application_in.store(1, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (g_progress_in.load(std::memory_order_acquire) == 0) [[likely]]
+            return;
+        g_application_in.store(0, std::memory_order_release);
+        if (g_progress_waiting.load(std::memory_order_relaxed)) wake_one(g_application_in);
+        g_application_waiting.store(1, std::memory_order_seq_cst);
+        for (int spins = 0; g_progress_in.load(std::memory_order_acquire) != 0; ++spins) {
+            if (spins < spins_before_sleep) cpu_pause();
+            else sleep_while(g_progress_in, 1);
+        }
+        g_application_waiting.store(0, std::memory_order_relaxed);
+    }
+}
+
+void take_as_progress_thread() {
+    for (;;) {
+        g_progress_in.store(1, std::memory_order_relaxed);
+        membarrier_all();
+        if (g_application_in.load(std::memory_order_acquire) == 0) return;
+        g_progress_in.store(0, std::memory_order_release);
+        if (g_application_waiting.load(std::memory_order_relaxed)) wake_one(g_progress_in);
+        g_progress_waiting.store(1, std::memory_order_seq_cst);
+        for (int spins = 0; g_application_in.load(std::memory_order_acquire) != 0; ++spins) {
+            if (spins < spins_before_sleep) cpu_pause();
+            else sleep_while(g_application_in, 1);
+        }
+        g_progress_waiting.store(0, std::memory_order_relaxed);
+    }
+}
+
+void take() {
+    if (!g_biased.load(std::memory_order_relaxed)) return take_word();
+    if (t_progress_thread) return take_as_progress_thread();
+    take_as_application();
+}
+
+void give() {
+    if (!g_biased.load(std::memory_order_relaxed)) return give_word();
+    if (t_progress_thread) {
+        g_progress_in.store(0, std::memory_order_release);
+        if (g_application_waiting.load(std::memory_order_relaxed)) [[unlikely]]
+            wake_one(g_progress_in);
+        return;
+    }
+    g_application_in.store(0, std::memory_order_release);
+    if (g_progress_waiting.load(std::memory_order_relaxed)) [[unlikely]]
+        wake_one(g_application_in);
+}
+
+// Whether a thread waits to get in.
+bool others_wait() {
+    if (!g_biased.load(std::memory_order_relaxed)) return g_waiting.load(std::memory_order_relaxed) != 0;
+    return (t_progress_thread ? g_application_waiting : g_progress_waiting).load(std::memory_order_relaxed) != 0;
 }
 
 }  // namespace
@@ -63,8 +144,26 @@ void api_lock::leave() noexcept {
 
 bool api_lock::held_outermost() { return t_depth == 1; }
 
+bool api_lock::set_biased(bool biased) {
+#if defined(__SANITIZE_THREAD__)
+    // ThreadSanitizer does not know what membarrier orders.
+    biased = false;
+#endif
+    static const bool available = [] {
+        const long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+        return commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+               syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    }();
+    g_biased.store(biased && available, std::memory_order_relaxed);
+    return biased && available;
+}
+
+bool api_lock::biased() { return g_biased.load(std::memory_order_relaxed); }
+
+void api_lock::mark_progress_thread() { t_progress_thread = true; }
+
 void api_lock::let_others_in() {
-    if (t_depth != 1 || g_waiting.load(std::memory_order_relaxed) == 0) return;
+    if (t_depth != 1 || !others_wait()) return;
     give();
     // Without a pause this thread would often take the word straight back.
     for (int i = 0; i < 32; ++i) cpu_pause();

@@ -4,6 +4,12 @@
 // (a handler or callback calling back in) does not take it again. Off, an
 // entry point pays one relaxed load and no thread-local access.
 //
+// Biased (below level multiple, with the progress thread): the application
+// (one thread at a time) takes it with two plain stores and a load, and the
+// progress thread, which takes it rarely, pays for both: it makes every
+// thread of the process pass a full memory barrier (membarrier) before it
+// looks whether the application is inside. Otherwise a test-and-set word.
+//
 // Blocking waits give the lock up between their polls and while they sleep,
 // so other threads get in while one waits.
 #pragma once
@@ -18,6 +24,13 @@ public:
     static bool on() { return on_.load(std::memory_order_relaxed); }
     // Turned on before a second thread may call in, off once only one may.
     static void set(bool on) { on_.store(on, std::memory_order_relaxed); }
+    // Biased or not, changed only while no other thread can be inside (the
+    // progress thread stopped) and the caller does not hold the lock. True
+    // when biased now: asked for, and the kernel has membarrier.
+    static bool set_biased(bool biased);
+    static bool biased();
+    // Called by the progress thread when it starts: the side that pays.
+    static void mark_progress_thread();
 
     // Held for the life of one entry point.
     class entry {

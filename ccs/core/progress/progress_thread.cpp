@@ -38,6 +38,7 @@ void progress_thread::stop() {
 }
 
 void progress_thread::run() {
+    api_lock::mark_progress_thread();
     binding_ = bind_self();
     bound_.store(true, std::memory_order_release);
     while (!stop_.load(std::memory_order_relaxed)) {
