@@ -102,12 +102,16 @@ int main(void) {
     shmem_init();
     const int me = shmem_my_pe(), n = shmem_n_pes();
     CHECK(n <= MAXPE, "at most %d PEs", MAXPE);
+    /* Each check between two barriers: a set's next call may start as
+     * soon as its members leave the barrier before it. */
     run(0, 0, n, me);
+    shmem_barrier_all();
     check_clean();
     shmem_barrier_all();
     if (me % 2 == 0) run(0, 1, (n + 1) / 2, me / 2); /* the even PEs alone */
     shmem_barrier_all();
     check_clean();
+    shmem_barrier_all();
     if (n > 1 && me >= 1) run(1, 0, n - 1, me - 1); /* all but PE 0 */
     shmem_barrier_all();
     check_clean();

@@ -5,10 +5,7 @@
 #include <cstdio>
 
 namespace ccs::shmem {
-pe_state &pe() {
-    static pe_state state;
-    return state;
-}
+pe_state the_pe;
 
 void fail(const char *call, const std::string &why) {
     std::fprintf(stderr, "shmem: %s: %s\n", call, why.c_str());
@@ -19,24 +16,19 @@ void fail(const char *call, const std::string &why) {
     ::_exit(1);
 }
 
-void check(const char *call, ccs_status_t st) {
-    if (st != CCS_OK) [[unlikely]]
-        fail(call, std::string(ccs_strerror(st)) + ": " + ccs_last_error());
+void failed(const char *call, ccs_status_t st) { fail(call, std::string(ccs_strerror(st)) + ": " + ccs_last_error()); }
+
+void not_ready(const char *call) {
+    fail(call, the_pe.finalized ? "called after shmem_finalize" : "called before shmem_init");
 }
 
-pe_state &ready(const char *call) {
-    pe_state &s = pe();
-    if (!s.initialized) [[unlikely]]
-        fail(call, s.finalized ? "called after shmem_finalize" : "called before shmem_init");
-    return s;
+void not_live(const char *call, shmem_ctx_t ctx) {
+    if (ctx == SHMEM_CTX_INVALID) fail(call, "the context is SHMEM_CTX_INVALID");
+    fail(call, ctx->magic == ctx_destroyed ? "the context was destroyed" : "not a context");
 }
 
-shmem_ctx_s &live(const char *call, shmem_ctx_t ctx) {
-    if (ctx == SHMEM_CTX_INVALID) [[unlikely]]
-        fail(call, "the context is SHMEM_CTX_INVALID");
-    if (ctx->magic != ctx_alive) [[unlikely]]
-        fail(call, ctx->magic == ctx_destroyed ? "the context was destroyed" : "not a context");
-    return *ctx;
+void bad_pe(const char *call, int pe) {
+    fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(the_pe.npes - 1));
 }
 
 shmem_team_s &live_team(const char *call, shmem_team_t team) {
@@ -45,20 +37,6 @@ shmem_team_s &live_team(const char *call, shmem_team_t team) {
     if (team->magic != team_alive) [[unlikely]]
         fail(call, team->magic == team_destroyed ? "the team was destroyed" : "not a team");
     return *team;
-}
-
-void check_pe(const char *call, const pe_state &s, int pe) {
-    if (pe < 0 || pe >= s.npes) [[unlikely]]
-        fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(s.npes - 1));
-}
-
-remote_location locate(const char *call, const pe_state &s, const void *local, size_t length, int pe) {
-    check_pe(call, s, pe);
-    if (s.data.contains(local, length)) [[unlikely]]
-        return {s.data.address_on(pe, local), s.data.key_of(pe)};
-    // Heap addresses go as they are: CCS finds the symmetric allocation and
-    // refuses an address outside it.
-    return {reinterpret_cast<uintptr_t>(local), CCS_RKEY_SYMMETRIC};
 }
 
 void quiet(const char *call, shmem_ctx_s &ctx) {

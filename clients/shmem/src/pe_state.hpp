@@ -54,20 +54,41 @@ struct pe_state {
     static_data data;
 };
 
-pe_state &pe();
+// The checks below are inline, their failures out of line: every put, get
+// and atomic runs them.
+extern pe_state the_pe;
+inline pe_state &pe() { return the_pe; }
 
 // Prints "shmem: <call>: <why>" and ends the job with exit code 1: the
 // OpenSHMEM calls have no error return, and going on would lose data.
-[[noreturn]] void fail(const char *call, const std::string &why);
+[[noreturn, gnu::cold]] void fail(const char *call, const std::string &why);
+[[noreturn, gnu::cold]] void failed(const char *call, ccs_status_t st);
+[[noreturn, gnu::cold]] void not_ready(const char *call);
+[[noreturn, gnu::cold]] void not_live(const char *call, shmem_ctx_t ctx);
+[[noreturn, gnu::cold]] void bad_pe(const char *call, int pe);
 // fail() with CCS's status and detail text unless st is CCS_OK.
-void check(const char *call, ccs_status_t st);
+inline void check(const char *call, ccs_status_t st) {
+    if (st != CCS_OK) [[unlikely]]
+        failed(call, st);
+}
 // The state of an initialized PE, or fail(): called before shmem_init or
 // after shmem_finalize.
-pe_state &ready(const char *call);
+inline pe_state &ready(const char *call) {
+    if (!the_pe.initialized) [[unlikely]]
+        not_ready(call);
+    return the_pe;
+}
 // `ctx` if it is a live context, else fail().
-shmem_ctx_s &live(const char *call, shmem_ctx_t ctx);
+inline shmem_ctx_s &live(const char *call, shmem_ctx_t ctx) {
+    if (ctx == SHMEM_CTX_INVALID || ctx->magic != ctx_alive) [[unlikely]]
+        not_live(call, ctx);
+    return *ctx;
+}
 // fail() unless 0 <= pe < npes.
-void check_pe(const char *call, const pe_state &s, int pe);
+inline void check_pe(const char *call, const pe_state &s, int pe) {
+    if (static_cast<unsigned>(pe) >= static_cast<unsigned>(s.npes)) [[unlikely]]
+        bad_pe(call, pe);
+}
 // The world PE that `pe` of `ctx`'s team is, or fail().
 inline int world_pe(const char *call, const shmem_ctx_s &ctx, int pe) {
     if (!ctx.team) [[likely]]
@@ -85,7 +106,14 @@ struct remote_location {
     uint64_t address;
     ccs_rkey_t key;
 };
-remote_location locate(const char *call, const pe_state &s, const void *local, size_t length, int pe);
+inline remote_location locate(const char *call, const pe_state &s, const void *local, size_t length, int pe) {
+    check_pe(call, s, pe);
+    if (s.data.contains(local, length)) [[unlikely]]
+        return {s.data.address_on(pe, local), s.data.key_of(pe)};
+    // Heap addresses go as they are: CCS finds the symmetric allocation and
+    // refuses an address outside it.
+    return {reinterpret_cast<uintptr_t>(local), CCS_RKEY_SYMMETRIC};
+}
 
 // Completes what `ctx` issued: its counted operations, then every RMA
 // operation of the CCS context.
