@@ -74,43 +74,34 @@ thread_local bool t_progress_thread __attribute__((tls_model("initial-exec"))) =
 
 void membarrier_all() { syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0); }
 
-void take_as_application() {
+// One side's way in: mark itself inside (`mine`), make the marks meet
+// (the progress thread: membarrier; the application: a compiler fence,
+// the membarrier covering it), look at the other's; if the other is inside,
+// step back, say so (`waiting`) and wait until it leaves.
+void take_biased(std::atomic<uint32_t> &mine, std::atomic<uint32_t> &theirs, std::atomic<uint32_t> &waiting,
+                 std::atomic<uint32_t> &they_wait, bool fence_all) {
     for (;;) {
-        g_application_in.store(1, std::memory_order_relaxed);
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        if (g_progress_in.load(std::memory_order_acquire) == 0) [[likely]]
+        mine.store(1, std::memory_order_relaxed);
+        if (fence_all) membarrier_all();
+        else std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (theirs.load(std::memory_order_acquire) == 0) [[likely]]
             return;
-        g_application_in.store(0, std::memory_order_release);
-        if (g_progress_waiting.load(std::memory_order_relaxed)) wake_one(g_application_in);
-        g_application_waiting.store(1, std::memory_order_seq_cst);
-        for (int spins = 0; g_progress_in.load(std::memory_order_acquire) != 0; ++spins) {
+        mine.store(0, std::memory_order_release);
+        if (they_wait.load(std::memory_order_relaxed)) wake_one(mine);
+        waiting.store(1, std::memory_order_seq_cst);
+        for (int spins = 0; theirs.load(std::memory_order_acquire) != 0; ++spins) {
             if (spins < spins_before_sleep) cpu_pause();
-            else sleep_while(g_progress_in, 1);
+            else sleep_while(theirs, 1);
         }
-        g_application_waiting.store(0, std::memory_order_relaxed);
-    }
-}
-
-void take_as_progress_thread() {
-    for (;;) {
-        g_progress_in.store(1, std::memory_order_relaxed);
-        membarrier_all();
-        if (g_application_in.load(std::memory_order_acquire) == 0) return;
-        g_progress_in.store(0, std::memory_order_release);
-        if (g_application_waiting.load(std::memory_order_relaxed)) wake_one(g_progress_in);
-        g_progress_waiting.store(1, std::memory_order_seq_cst);
-        for (int spins = 0; g_application_in.load(std::memory_order_acquire) != 0; ++spins) {
-            if (spins < spins_before_sleep) cpu_pause();
-            else sleep_while(g_application_in, 1);
-        }
-        g_progress_waiting.store(0, std::memory_order_relaxed);
+        waiting.store(0, std::memory_order_relaxed);
     }
 }
 
 void take() {
     if (!g_biased.load(std::memory_order_relaxed)) return take_word();
-    if (t_progress_thread) return take_as_progress_thread();
-    take_as_application();
+    if (t_progress_thread)
+        return take_biased(g_progress_in, g_application_in, g_progress_waiting, g_application_waiting, true);
+    take_biased(g_application_in, g_progress_in, g_application_waiting, g_progress_waiting, false);
 }
 
 void give() {

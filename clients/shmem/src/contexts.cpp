@@ -1,22 +1,13 @@
 // SHMEM contexts: local objects over the one CCS context (creating one
 // involves no other PE), each counting the operations it must wait for at
 // its quiet; those made from a team number PEs as the team does.
+#include "handle_pool.hpp"
 #include "pe_state.hpp"
-
-#include <memory>
-#include <mutex>
-#include <vector>
 
 namespace ccs::shmem {
 namespace {
-// Contexts live until the process ends, destroyed ones marked so, so that
-// a stale handle is named instead of reaching freed memory.
-struct context_pool {
-    std::mutex lock;
-    std::vector<std::unique_ptr<shmem_ctx_s>> all;
-};
-context_pool &contexts() {
-    static context_pool pool;
+handle_pool<shmem_ctx_s> &contexts() {
+    static handle_pool<shmem_ctx_s> pool;
     return pool;
 }
 
@@ -32,9 +23,7 @@ int create(const char *call, const shmem_team_s *team, long options, shmem_ctx_t
     made->team = team;
     made->done = ccs_counter_t{0, 0, CCS_OK};
     made->issued = 0;
-    *ctx = made.get();
-    std::lock_guard<std::mutex> hold(contexts().lock);
-    contexts().all.push_back(std::move(made));
+    *ctx = contexts().keep(std::move(made));
     return 0;
 }
 }  // namespace

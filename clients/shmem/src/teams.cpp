@@ -1,25 +1,19 @@
 // Teams: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED (the PEs whose heaps are
 // mapped into each other, so shmem_ptr works between them) and teams split
 // from them, each a CCS team.
+#include "handle_pool.hpp"
 #include "pe_state.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <memory>
-#include <mutex>
 
 struct shmem_team_s shmem_team_world_object_{};
 struct shmem_team_s shmem_team_shared_object_{};
 
 namespace ccs::shmem {
 namespace {
-// Split teams live until the process ends, destroyed ones marked so.
-struct team_pool {
-    std::mutex lock;
-    std::vector<std::unique_ptr<shmem_team_s>> all;
-};
-team_pool &teams() {
-    static team_pool pool;
+handle_pool<shmem_team_s> &teams() {
+    static handle_pool<shmem_team_s> pool;
     return pool;
 }
 
@@ -38,10 +32,7 @@ void describe(const char *call, shmem_team_s &t, ccs_team_t team, const shmem_te
 shmem_team_t keep(const char *call, ccs_team_t team, const shmem_team_config_t *config) {
     auto made = std::make_unique<shmem_team_s>();
     describe(call, *made, team, config);
-    shmem_team_t handle = made.get();
-    std::lock_guard<std::mutex> hold(teams().lock);
-    teams().all.push_back(std::move(made));
-    return handle;
+    return teams().keep(std::move(made));
 }
 
 // Returns the failed split's reason where the caller can read it: these
