@@ -58,8 +58,13 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
                                               uint64_t remote, ccs_rkey_t rkey, uint64_t operand, uint64_t compare,
                                               void *fetched, const ccs_completion_t *completion) {
     rma_atomic a;
-    if (check_atomic(call, op, type, remote, operand, compare, fetched, a) != CCS_OK) [[unlikely]]
+    // Outside guarded(): a refusal's text must not throw out of the C call.
+    try {
+        if (check_atomic(call, op, type, remote, operand, compare, fetched, a) != CCS_OK) [[unlikely]]
+            return false;
+    } catch (...) {
         return false;
+    }
     const api_lock::entry inside;
     runtime *rt = runtime::current();
     if (!rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
