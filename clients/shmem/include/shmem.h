@@ -469,4 +469,9 @@ SHMEM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
 #ifdef __cplusplus
 }
 #endif
+
+/* C11: the type-generic names (shmem_put, shmem_atomic_fetch_add, ...). */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#include "shmem_generic.h"
+#endif
 #endif /* CCS_SHMEM_H */
