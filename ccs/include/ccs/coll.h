@@ -32,8 +32,8 @@
  * something that depended on it (with a barrier, allreduce, allgather or
  * alltoall that is every member, unless the process had done its whole
  * part before it died; a member that got all it needed succeeds). A team
- * whose members are all alive goes on working. Not thread-safe, like the
- * rest of CCS.
+ * whose members are all alive goes on working. Threads: as the rest of
+ * CCS (ccs_init_params_t.thread_level).
  */
 #ifndef CCS_COLL_H
 #define CCS_COLL_H
