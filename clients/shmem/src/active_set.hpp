@@ -15,6 +15,8 @@ public:
     int size() const { return size_; }
     int index() const { return index_; }  // this PE's place in the set
     int pe(int i) const { return start_ + (i << log_stride_); }
+    // Every PE of the job is in the set.
+    bool is_world() const { return start_ == 0 && size_ == ccs::shmem::pe().npes && (log_stride_ == 0 || size_ == 1); }
 
     // Every member has arrived (pSync[0] counts arrivals at the first
     // member, pSync[1] releases the others); with `complete`, what this PE

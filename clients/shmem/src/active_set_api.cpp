@@ -4,6 +4,7 @@
 // symmetric source between two barriers of the set, so none writes into
 // another's memory while that one may still use it.
 #include "active_set.hpp"
+#include "reduction.hpp"
 #include "rma.hpp"
 
 #include <cstring>
@@ -78,32 +79,23 @@ void alltoall(const char *call, void *dest, const void *source, ptrdiff_t dst, p
     set.barrier(psync, false);
 }
 
-enum class op { and_, or_, xor_, max, min, sum, prod };
-
-template <typename T>
-T combine(op o, T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-        if (o == op::and_) return static_cast<T>(a & b);
-        if (o == op::or_) return static_cast<T>(a | b);
-        if (o == op::xor_) return static_cast<T>(a ^ b);
-    }
-    if constexpr (!std::is_same_v<T, float _Complex> && !std::is_same_v<T, double _Complex>) {
-        if (o == op::max) return a < b ? b : a;
-        if (o == op::min) return b < a ? b : a;
-    }
-    if (o == op::sum) return static_cast<T>(a + b);
-    return static_cast<T>(a * b);
-}
-
 // Every member reads every member's source and combines in set order, so
 // all get the same result; dest (which may be source) is written after
 // the last barrier, when nobody reads source any more.
 template <typename T>
-void to_all(const char *call, op o, T *dest, const T *source, int nreduce, int start, int log_stride, int size,
+void to_all(const char *call, reduction o, T *dest, const T *source, int nreduce, int start, int log_stride, int size,
             long *psync) {
     const active_set set(call, start, log_stride, size);
     if (nreduce < 0) fail(call, "nreduce " + std::to_string(nreduce) + " is negative");
     const size_t n = static_cast<size_t>(nreduce);
+    // Over the whole job CCS's world team reduces what it can, in one
+    // collective instead of two barriers and a get from each member.
+    if constexpr (acc_type<T>() >= 0) {
+        if (set.is_world() && acc_op(o) >= 0) {
+            check(call, ccs_team_allreduce(pe().world, source, dest, n, acc_type<T>(), acc_op(o), nullptr));
+            return;
+        }
+    }
     set.barrier(psync, true);
     std::vector<T> all(n * static_cast<size_t>(set.size()));
     for (int i = 0; i < set.size() && n > 0; ++i) set.get(&all[static_cast<size_t>(i) * n], source, n * sizeof(T), i);
@@ -117,7 +109,11 @@ void to_all(const char *call, op o, T *dest, const T *source, int nreduce, int s
 
 extern "C" {
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
-    active_set("shmem_barrier", PE_start, logPE_stride, PE_size).barrier(pSync, true);
+    const active_set set("shmem_barrier", PE_start, logPE_stride, PE_size);
+    if (!set.is_world()) return set.barrier(pSync, true);
+    // The whole job: CCS's barrier of the world team.
+    quiet_all_contexts("shmem_barrier");
+    check("shmem_barrier", ccs_team_barrier(pe().world, nullptr));
 }
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     active_set("shmem_sync", PE_start, logPE_stride, PE_size).barrier(pSync, false);
@@ -154,16 +150,9 @@ SHMEM_DEFINE_ACTIVE_SET_SIZED_(64)
 #define SHMEM_DEFINE_TO_ALL_(T, N, OP)                                                                       \
     void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, int logPE_stride,    \
                                    int PE_size, T *, long *pSync) {                                          \
-        to_all<T>("shmem_" #N "_" #OP "_to_all", op::OP##_op, dest, source, nreduce, PE_start, logPE_stride, \
-                  PE_size, pSync);                                                                           \
+        to_all<T>("shmem_" #N "_" #OP "_to_all", reduction::OP##_r, dest, source, nreduce, PE_start,        \
+                  logPE_stride, PE_size, pSync);                                                             \
     }
-#define and_op and_
-#define or_op or_
-#define xor_op xor_
-#define max_op max
-#define min_op min
-#define sum_op sum
-#define prod_op prod
 #define SHMEM_DEFINE_TO_ALL_BITWISE_(T, N) \
     SHMEM_DEFINE_TO_ALL_(T, N, and) SHMEM_DEFINE_TO_ALL_(T, N, or) SHMEM_DEFINE_TO_ALL_(T, N, xor)
 #define SHMEM_DEFINE_TO_ALL_MINMAX_(T, N) SHMEM_DEFINE_TO_ALL_(T, N, max) SHMEM_DEFINE_TO_ALL_(T, N, min)

@@ -4,53 +4,13 @@
 // double, and, or, xor) gather every member's values and combine them in
 // team order on each member, so every member gets the same result.
 #include "collectives.hpp"
+#include "reduction.hpp"
 
-#include <algorithm>
-#include <cstring>
-#include <type_traits>
 #include <vector>
 
 using namespace ccs::shmem;
 
 namespace {
-enum class reduction { and_, or_, xor_, max, min, sum, prod };
-
-template <typename T>
-constexpr int acc_type() {
-    if constexpr (std::is_same_v<T, float>) return CCS_ACC_FLOAT;
-    else if constexpr (std::is_same_v<T, double>) return CCS_ACC_DOUBLE;
-    else if constexpr (std::is_same_v<T, float _Complex>) return CCS_ACC_COMPLEX_FLOAT;
-    else if constexpr (std::is_same_v<T, double _Complex>) return CCS_ACC_COMPLEX_DOUBLE;
-    else if constexpr (std::is_integral_v<T> && sizeof(T) == 4) return std::is_signed_v<T> ? CCS_ACC_INT32 : CCS_ACC_UINT32;
-    else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) return std::is_signed_v<T> ? CCS_ACC_INT64 : CCS_ACC_UINT64;
-    else return -1;
-}
-
-constexpr int acc_op(reduction r) {
-    switch (r) {
-    case reduction::sum: return CCS_ACC_SUM;
-    case reduction::prod: return CCS_ACC_PROD;
-    case reduction::max: return CCS_ACC_MAX;
-    case reduction::min: return CCS_ACC_MIN;
-    default: return -1;
-    }
-}
-
-template <typename T>
-T combine(reduction r, T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-        if (r == reduction::and_) return static_cast<T>(a & b);
-        if (r == reduction::or_) return static_cast<T>(a | b);
-        if (r == reduction::xor_) return static_cast<T>(a ^ b);
-    }
-    if constexpr (!std::is_same_v<T, float _Complex> && !std::is_same_v<T, double _Complex>) {
-        if (r == reduction::max) return std::max(a, b);
-        if (r == reduction::min) return std::min(a, b);
-    }
-    if (r == reduction::sum) return static_cast<T>(a + b);
-    return static_cast<T>(a * b);
-}
-
 template <typename T>
 int reduce(const char *call, shmem_team_t team, T *dest, const T *source, size_t n, reduction r) {
     ready(call);
@@ -79,13 +39,6 @@ extern "C" {
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce) { \
         return reduce<T>("shmem_" #N "_" #OP "_reduce", team, dest, source, nreduce, reduction::OP##_r); \
     }
-#define and_r and_
-#define or_r or_
-#define xor_r xor_
-#define max_r max
-#define min_r min
-#define sum_r sum
-#define prod_r prod
 #define SHMEM_DEFINE_REDUCE_BITWISE_(T, N) \
     SHMEM_DEFINE_REDUCE_(T, N, and) SHMEM_DEFINE_REDUCE_(T, N, or) SHMEM_DEFINE_REDUCE_(T, N, xor)
 #define SHMEM_DEFINE_REDUCE_MINMAX_(T, N) SHMEM_DEFINE_REDUCE_(T, N, max) SHMEM_DEFINE_REDUCE_(T, N, min)
