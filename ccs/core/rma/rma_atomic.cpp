@@ -30,27 +30,31 @@ static_assert(same_op(CCS_PLUGIN_ATOMIC_ADD, CCS_ATOMIC_ADD) && same_op(CCS_PLUG
               same_op(CCS_PLUGIN_ATOMIC_SWAP, CCS_ATOMIC_SWAP) && same_op(CCS_PLUGIN_ATOMIC_CSWAP, CCS_ATOMIC_CSWAP) &&
               same_op(CCS_PLUGIN_ATOMIC_FETCH, CCS_ATOMIC_FETCH) && same_op(CCS_PLUGIN_ATOMIC_SET, CCS_ATOMIC_SET));
 
-// The common case inline: an explicit key whose region is mapped here.
-bool rma_engine::try_mapped_atomic(const rma_request &q) {
-    const remote_key *k = mapped_key(q, q.atomic.width);
+// Both inline paths: the word's atomic where an explicit key maps it
+// here, applied, fetched and counted; false (nothing done) elsewhere.
+bool rma_engine::apply_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key,
+                                     void *fetched) noexcept {
+    const remote_key *k = mapped_key(target, key, remote, a.width);
     if (!k || k->network_atomics) return false;
-    const uint64_t old = apply_atomic(q.atomic, k->mapped + (q.remote.address - k->base));
-    store_fetched(q.atomic, reinterpret_cast<void *>(static_cast<uintptr_t>(q.local.address)), old);
+    store_fetched(a, fetched, apply_atomic(a, k->mapped + (remote - k->base)));
     ++stats_.atomics;
-    stats_.bytes += q.atomic.width;
+    stats_.bytes += a.width;
+    return true;
+}
+
+bool rma_engine::try_mapped_atomic(const rma_request &q) {
+    if (!apply_mapped_atomic(q.target, q.atomic, q.remote.address, q.key,
+                             reinterpret_cast<void *>(static_cast<uintptr_t>(q.local.address))))
+        return false;
     complete_now(q.completion);
     return true;
 }
 
 bool rma_engine::try_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
                                    const ccs_completion_t *completion) noexcept {
+    // A callback waits for progress with its context, which only a request knows.
     if (completion && completion->callback) return false;
-    const remote_key *k = mapped_key(target, key, remote, a.width);
-    if (!k || k->network_atomics) return false;
-    const uint64_t old = apply_atomic(a, k->mapped + (remote - k->base));
-    store_fetched(a, fetched, old);
-    ++stats_.atomics;
-    stats_.bytes += a.width;
+    if (!apply_mapped_atomic(target, a, remote, key, fetched)) return false;
     if (completion && completion->counter) counter_add(*completion->counter);
     return true;
 }

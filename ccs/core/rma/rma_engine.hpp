@@ -213,6 +213,8 @@ private:
     // Atomics (rma_atomic.cpp): applied here where the word is mapped,
     // else (this process's own, or a request) in issue.
     bool try_mapped_atomic(const rma_request &q);
+    bool apply_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key,
+                             void *fetched) noexcept;
     // Accumulate (rma_accumulate.cpp): in place where a block is mapped
     // here, else applied by the target, in messages each answered on its
     // own, at most accumulate_window of them and accumulate_in_flight bytes

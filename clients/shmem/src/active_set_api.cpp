@@ -111,9 +111,7 @@ extern "C" {
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     const active_set set("shmem_barrier", PE_start, logPE_stride, PE_size);
     if (!set.is_world()) return set.barrier(pSync, true);
-    // The whole job: CCS's barrier of the world team.
-    quiet_all_contexts("shmem_barrier");
-    check("shmem_barrier", ccs_team_barrier(pe().world, nullptr));
+    barrier_all("shmem_barrier");  // the whole job: the world team's barrier
 }
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     active_set("shmem_sync", PE_start, logPE_stride, PE_size).barrier(pSync, false);

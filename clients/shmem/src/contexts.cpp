@@ -35,6 +35,11 @@ void quiet_all_contexts(const char *call) {
         if (c->magic == ctx_alive) quiet(call, *c);
 }
 
+void barrier_all(const char *call) {
+    quiet_all_contexts(call);
+    check(call, ccs_team_barrier(pe().world, nullptr));
+}
+
 void destroy_team_contexts(const char *call, const shmem_team_s *team) {
     std::lock_guard<std::mutex> hold(contexts().lock);
     for (auto &c : contexts().all)

@@ -9,12 +9,6 @@
 using namespace ccs::shmem;
 
 namespace {
-void barrier_all(const char *call) {
-    pe_state &s = pe();
-    quiet(call, shmem_ctx_default_object_);
-    check(call, ccs_team_barrier(s.world, nullptr));
-}
-
 void *allocate(const char *call, size_t size, size_t alignment, bool clear = false) {
     pe_state &s = ready(call);
     if (alignment == 0 || (alignment & (alignment - 1)) != 0)

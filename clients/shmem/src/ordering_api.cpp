@@ -35,10 +35,8 @@ void shmem_fence(void) {
 }
 
 void shmem_barrier_all(void) {
-    const char *call = "shmem_barrier_all";
-    const pe_state &s = ready(call);
-    quiet_all_contexts(call);
-    check(call, ccs_team_barrier(s.world, nullptr));
+    ready("shmem_barrier_all");
+    barrier_all("shmem_barrier_all");
 }
 
 void shmem_sync_all(void) {

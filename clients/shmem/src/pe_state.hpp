@@ -120,6 +120,9 @@ inline remote_location locate(const char *call, const pe_state &s, const void *l
 void quiet(const char *call, shmem_ctx_s &ctx);
 // quiet() on every live context (shmem_barrier_all).
 void quiet_all_contexts(const char *call);
+// What shmem_barrier_all does: every context quiet, then the world team's
+// barrier (also heap calls, finalize, an active set of the whole job).
+void barrier_all(const char *call);
 // SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED, at shmem_init and finalize.
 void create_predefined_teams(const char *call, pe_state &s);
 void destroy_predefined_teams();

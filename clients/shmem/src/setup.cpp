@@ -77,8 +77,7 @@ void shmem_finalize(void) {
     const char *call = "shmem_finalize";
     pe_state &s = pe();
     if (!s.initialized) return;
-    quiet(call, shmem_ctx_default_object_);
-    check(call, ccs_team_barrier(s.world, nullptr));
+    barrier_all(call);
     s.data.destroy();
     check(call, s.heap.destroy());
     destroy_predefined_teams();
