@@ -1,6 +1,7 @@
 // C entry points: active messages, progress, barrier, statistics.
 #include "api_guard.hpp"
 #include "datadesc/handle.hpp"
+#include "util/fast_path.hpp"
 
 using namespace ccs;
 
@@ -33,6 +34,26 @@ void wait_for_queue_room(runtime &rt) {
         rt.progress_until([&rt] { return !rt.am().over_queue_limit(); });
 }
 
+// At thread level multiple, ccs_am_send beside the API lock where it can
+// (am_engine::try_send_beside); false: nothing was done, and the locked
+// path checks everything again and says what is wrong.
+bool sent_beside(ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args, size_t nargs,
+                 const void *payload, size_t payload_size, const ccs_completion_t *completion) noexcept {
+    if (handler_id >= CCS_AM_MAX_HANDLERS || nargs > CCS_AM_MAX_ARGS || (nargs > 0 && !args) ||
+        (payload_size > 0 && !payload))
+        return false;
+    const fast_path::section inside;
+    runtime *rt = runtime::current();
+    if (!inside.entered() || !rt) return false;
+    context *ctx = rt->contexts().by_handle(handle);
+    if (!ctx || target < 0 || target >= rt->size() ||
+        !rt->am().try_send_beside(*ctx, target, handler_id, args, nargs, payload, payload_size, completion,
+                                  inside.counts()))
+        return false;
+    rt->note_activity_beside();
+    return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -40,6 +61,9 @@ extern "C" {
 ccs_status_t ccs_am_send(ccs_context_t handle, int target, uint16_t handler_id, const uint64_t *args,
                          size_t nargs, const void *payload, size_t payload_size,
                          const ccs_completion_t *completion) {
+    if (fast_path::enabled() &&
+        sent_beside(handle, target, handler_id, args, nargs, payload, payload_size, completion)) [[unlikely]]
+        return CCS_OK;
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;

@@ -1,6 +1,7 @@
 // C entry points of remote atomics (ccs/rma.h): every argument checked
 // here, then one request to the RMA engine (rma/rma_atomic.cpp).
 #include "api_guard.hpp"
+#include "util/fast_path.hpp"
 #include "wait_condition.hpp"
 
 #include <ccs/rma.h>
@@ -50,6 +51,18 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
     return CCS_OK;
 }
 
+// At thread level multiple, beside the API lock (util/fast_path.hpp).
+[[gnu::noinline]] bool done_mapped_beside(ccs_context_t handle, int target, const rma_atomic &a, uint64_t remote,
+                                          ccs_rkey_t rkey, void *fetched, const ccs_completion_t *completion) noexcept {
+    const fast_path::section inside;
+    runtime *rt = runtime::current();
+    if (!inside.entered() || !rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
+        !rt->rma().try_mapped_atomic(target, a, remote, rkey, fetched, completion, &inside.counts()))
+        return false;
+    rt->note_activity_beside();
+    return true;
+}
+
 // The common case inline, before a request is built: the word mapped
 // here (a node peer's ccs_mem_alloc block, a symmetric allocation's part),
 // no callback. False, nothing done, otherwise; the general path then
@@ -65,6 +78,8 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
     } catch (...) {
         return false;
     }
+    if (fast_path::enabled()) [[unlikely]]
+        return done_mapped_beside(handle, target, a, remote, rkey, fetched, completion);
     const api_lock::entry inside;
     runtime *rt = runtime::current();
     if (!rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||

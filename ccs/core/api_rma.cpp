@@ -1,6 +1,7 @@
 // C entry points: memory registration, remote keys, counters, put, get and
 // fences (ccs/rma.h).
 #include "api_guard.hpp"
+#include "util/fast_path.hpp"
 #include "datadesc/handle.hpp"
 
 #include <ccs/datadesc.h>
@@ -143,8 +144,22 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
 
 // The inline path of ccs_put and ccs_get (rma_engine::try_mapped), after
 // the two checks it leaves to its caller; false: nothing was done.
+// At thread level multiple, beside the API lock (util/fast_path.hpp).
+[[gnu::noinline]] bool done_mapped_beside(bool put, ccs_context_t handle, int target, void *local, size_t length,
+                                          uint64_t remote, ccs_rkey_t rkey,
+                                          const ccs_completion_t *completion) noexcept {
+    const fast_path::section inside;
+    runtime *rt = runtime::current();
+    if (!inside.entered() || !rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
+        !rt->rma().try_mapped(put, target, local, length, remote, rkey, completion, &inside.counts()))
+        return false;
+    rt->note_activity_beside();
+    return true;
+}
 [[gnu::always_inline]] inline bool done_mapped(bool put, ccs_context_t handle, int target, void *local, size_t length,
                                               uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
+    if (fast_path::enabled()) [[unlikely]]
+        return done_mapped_beside(put, handle, target, local, length, remote, rkey, completion);
     const api_lock::entry inside;
     runtime *rt = runtime::current();
     if (!rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||

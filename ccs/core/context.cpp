@@ -1,6 +1,7 @@
 #include "context.hpp"
 
 #include "util/error.hpp"
+#include "util/fast_path.hpp"
 #include "util/log.hpp"
 
 namespace ccs {
@@ -11,6 +12,7 @@ context::context(uint16_t id, uint64_t flags, std::string name, int nprocs)
       on_progress_thread_((flags & CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD) != 0),
       name_(std::move(name)),
       send_seq_(static_cast<size_t>(nprocs), 0),
+      holding_(static_cast<size_t>(nprocs), 0),
       receive_order_(static_cast<size_t>(nprocs)) {}
 
 void context::report_error(ccs_status_t status, int peer, const std::string &detail) {
@@ -31,7 +33,9 @@ ccs_status_t context_table::create(uint64_t flags, const char *name, int nprocs,
     const auto id = static_cast<uint16_t>(slots_.size());
     std::string label = name ? name : "";
     if (label.empty()) label = id == internal_id ? "ccs-internal" : "context-" + std::to_string(id);
-    slots_.push_back(std::make_unique<context>(id, flags, std::move(label), nprocs));
+    auto made = std::make_unique<context>(id, flags, std::move(label), nprocs);
+    const fast_path::exclusive alone;  // fast calls look contexts up
+    slots_.push_back(std::move(made));
     out = slots_.back().get();
     return CCS_OK;
 }
@@ -41,6 +45,7 @@ context *context_table::by_id(uint16_t id) {
 }
 
 void context_table::destroy(uint16_t id) {
+    const fast_path::exclusive alone;
     if (id < slots_.size()) slots_[id].reset();
 }
 

@@ -11,6 +11,7 @@
 #include <ccs/ccs.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,15 +75,14 @@ public:
 
     // Its messages to `target` wait behind large ones that wait for room
     // there (core/am/large_am.hpp), so that the context's order holds.
-    // One load on every send: the count is zero but while large messages wait.
-    bool holding(int target) const { return holding_count_ != 0 && holding_[static_cast<size_t>(target)]; }
+    // One load on every send: the count is zero but while large messages
+    // wait. Set under the target's send lock (am_engine::set_holding).
+    bool holding(int target) const {
+        return holding_count_.load(std::memory_order_relaxed) != 0 && holding_[static_cast<size_t>(target)];
+    }
     void set_holding(int target, bool on) {
-        if (holding_.empty()) {
-            if (!on) return;
-            holding_.assign(send_seq_.size(), 0);
-        }
         uint8_t &h = holding_[static_cast<size_t>(target)];
-        if (h != on) holding_count_ += on ? 1 : -1;
+        if (h != on) holding_count_.fetch_add(on ? 1u : ~0u, std::memory_order_relaxed);
         h = on;
     }
 
@@ -100,8 +100,8 @@ private:
     ccs_error_handler_fn error_fn_ = nullptr;
     void *error_arg_ = nullptr;
     std::vector<uint32_t> send_seq_;
-    std::vector<uint8_t> holding_;  // empty until a large message first waits
-    uint32_t holding_count_ = 0;    // targets holding
+    std::vector<uint8_t> holding_;            // by target
+    std::atomic<uint32_t> holding_count_{0};  // targets holding
     std::vector<reorder_buffer<stored_message>> receive_order_;
 };
 

@@ -2,6 +2,7 @@
 
 #include "api_guard.hpp"
 #include "util/error.hpp"
+#include "util/fast_path.hpp"
 #include "util/log.hpp"
 #include "util/params.hpp"
 
@@ -63,6 +64,7 @@ ccs_status_t runtime::acquire(int thread_level, bool progress_thread) {
         if (rt->thread_level_ == CCS_THREAD_MULTIPLE) {
             if (api_lock::biased()) rt->unbias_lock();
             api_lock::set(true);
+            rt->enable_fast_paths();
         }
         if (progress_thread && !rt->progress_thread_.running()) rt->start_progress_thread();
         return CCS_OK;
@@ -77,7 +79,10 @@ ccs_status_t runtime::acquire(int thread_level, bool progress_thread) {
     current_ = rt.release();
     g_phase = phase::running;
     g_references = 1;
-    if (current_->thread_level_ == CCS_THREAD_MULTIPLE) api_lock::set(true);
+    if (current_->thread_level_ == CCS_THREAD_MULTIPLE) {
+        api_lock::set(true);
+        current_->enable_fast_paths();
+    }
     if (progress_thread || current_->settings_.progress_thread) current_->start_progress_thread();
     return CCS_OK;
 }
@@ -97,6 +102,7 @@ ccs_status_t runtime::release() {
     // process did the same before anyone tears its transports down.
     rt->progress_until([rt] { return !rt->am().sends_pending(); });
     const ccs_status_t st = rt->barrier();
+    fast_path::set_enabled(false);
     rt->stop();
     delete rt;
     current_ = nullptr;
@@ -269,6 +275,10 @@ int runtime::poll_shared() {
     // A handler on the progress thread that waits polls again: that is
     // neither the application's poll nor its thread for deferred work.
     const bool background = am_->deferring();
+    if (activity_beside_.load(std::memory_order_relaxed)) [[unlikely]] {
+        activity_beside_.store(false, std::memory_order_relaxed);
+        note_activity();
+    }
     if (!background) {
         api_lock::let_others_in();
         ++application_polls_;
@@ -319,6 +329,13 @@ void runtime::start_progress_thread() {
     api_lock::set(true);
     application_polls_seen_ = application_polls_;
     progress_thread_.start([this] { return serve_in_background(); }, [this] { sleeper_.wake(); });
+}
+
+void runtime::enable_fast_paths() {
+    if (fast_path::enabled()) return;
+    for (int peer = 0; peer < size_; ++peer)
+        if (transport *t = route(peer)) am_->set_sends_beside(peer, t->sends_concurrently());
+    fast_path::set_enabled(true);
 }
 
 void runtime::unbias_lock() {
@@ -408,8 +425,9 @@ ccs_status_t runtime::context_destroy(context &ctx) {
 
 std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
     const am_stats &s = am_->stats();
+    const fast_path::totals fast = fast_path::sum();  // what calls beside the API lock did
     std::vector<std::pair<std::string, uint64_t>> out = {
-        {"am.sent", s.sent},
+        {"am.sent", s.sent + fast.am_sent},
         {"am.received", s.received},
         {"am.fragments_sent", s.fragments_sent},
         {"am.fragments_received", s.fragments_received},
@@ -437,17 +455,17 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.buffers_allocated", am_->buffers().stats().allocated},
         {"am.buffer_cache_bytes", am_->buffers().cached_bytes()},
         {"peers_failed", s.peers_failed},
-        {"rma.puts", rma_->stats().puts},
-        {"rma.gets", rma_->stats().gets},
-        {"rma.atomics", rma_->stats().atomics},
+        {"rma.puts", rma_->stats().puts + fast.puts},
+        {"rma.gets", rma_->stats().gets + fast.gets},
+        {"rma.atomics", rma_->stats().atomics + fast.atomics},
         {"rma.atomics_at_target", rma_->stats().atomics_at_target},
         {"rma.atomics_by_network", rma_->stats().atomics_by_network},
         {"rma.accumulates", rma_->stats().accumulates},
         {"rma.indexed_puts", rma_->stats().indexed_puts},
-        {"rma.native", rma_->stats().native},
+        {"rma.native", rma_->stats().native + fast.puts + fast.gets},
         {"rma.emulated", rma_->stats().emulated},
         {"rma.by_layout", rma_->stats().by_layout},
-        {"rma.bytes", rma_->stats().bytes},
+        {"rma.bytes", rma_->stats().bytes + fast.bytes},
         {"rma.failed", rma_->stats().failed},
         {"rma.key_requests", rma_->stats().key_requests},
         {"rma.key_cache_hits", rma_->stats().key_cache_hits},

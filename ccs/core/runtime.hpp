@@ -25,6 +25,7 @@
 
 #include <ccs/ccs.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -53,6 +54,9 @@ public:
     int size() const { return size_; }
     // A runtime asked for level multiple while the lock is biased.
     void unbias_lock();
+    // Level multiple: the common calls run beside the API lock
+    // (util/fast_path.hpp), sends through the routes that allow it.
+    void enable_fast_paths();
     // ccs_abort: asks the launcher to end the job; the caller then exits.
     void abort_job(int exit_code, const std::string &reason) {
         if (boot_) boot_->abort_job(exit_code, reason);
@@ -79,6 +83,12 @@ public:
     void note_activity() {
         backoff_.reset();
         wait_begins();
+    }
+    // The same from a fast call beside the API lock (util/fast_path.hpp):
+    // the next shared poll notes it. Written only when not already set,
+    // so threads sending all the time do not pass the line around.
+    void note_activity_beside() {
+        if (!activity_beside_.load(std::memory_order_relaxed)) activity_beside_.store(true, std::memory_order_relaxed);
     }
     // A blocking wait starts: it spins CCS_WAIT_SPIN_US before it sleeps,
     // however long the previous waits found nothing (a put brings no event
@@ -210,6 +220,7 @@ private:
     settings settings_;
     std::unique_ptr<bootstrap> boot_;
     static inline runtime *current_ = nullptr;
+    std::atomic<bool> activity_beside_{false};
     int rank_ = 0;
     int size_ = 1;
     context_table contexts_;

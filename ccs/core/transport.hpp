@@ -118,6 +118,15 @@ public:
     // Sleeping until it has something (ccs_plugin_v1.h: wakeup_fd, wakeup_arm).
     int wakeup_fd() { return table().wakeup_fd(state_); }
     ccs_plugin_status_t wakeup_arm() { return table().wakeup_arm(state_); }
+    // Whether sends to different peers may run at once from now on
+    // (ccs_plugin_v1.h: am_send_concurrent); asked once, remembered.
+    bool sends_concurrently() {
+        if (!concurrent_asked_) {
+            concurrent_ = table().am_send_concurrent(state_) == CCS_PLUGIN_OK;
+            concurrent_asked_ = true;
+        }
+        return concurrent_;
+    }
 
 private:
     const plugin_table &table() const { return library_->table(); }
@@ -141,6 +150,8 @@ private:
     ccs_plugin_attr_v1_t attr_{};
     void *state_ = nullptr;
     bool initialized_ = false;
+    bool concurrent_asked_ = false;
+    bool concurrent_ = false;
     packet_sink *sink_ = nullptr;
     rma_sink *rma_sink_ = nullptr;
     std::map<std::string, std::string> param_values_;  // keeps returned strings alive

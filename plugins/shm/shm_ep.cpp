@@ -54,10 +54,11 @@ ccs_plugin_status_t shm_plugin::address(void *buffer, size_t *length) const {
 ccs_plugin_status_t shm_plugin::connect(const void *const *addresses, const size_t *lengths) {
     const auto n = static_cast<uint32_t>(local_ranks_.size());
     present_.assign(n, false);
-    failed_.assign(n, false);
+    failed_.assign(n, 0);
     to_.assign(n, ring_producer{});
     from_.assign(n, ring_consumer{});
     out_.assign(n, outbound{});
+    out_locks_.resize(n);
     released_.assign(n, false);
     bells_.assign(n, doorbell{});
     watch_slot_.assign(n, -1);

@@ -9,6 +9,7 @@
 #include "shm_wakeup.hpp"
 
 #include "common/core_services.hpp"
+#include "common/peer_locks.hpp"
 #include "common/process_liveness.hpp"
 
 #include <ccs/plugin/ccs_plugin_v1.h>
@@ -50,6 +51,13 @@ public:
     bool reachable(int32_t peer) const;
     ccs_plugin_status_t wireup_complete();
     ccs_plugin_status_t am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
+    // From now on sends to different peers may run at once: each local
+    // peer's send state (its ring, its outbound record, its failure) is
+    // then taken under that peer's lock.
+    ccs_plugin_status_t am_send_concurrent() {
+        out_locks_.enable();
+        return CCS_PLUGIN_OK;
+    }
     int32_t progress();
     // shm_sleep.cpp: sleeping until a local peer sends.
     int32_t wakeup_fd() const;
@@ -107,7 +115,7 @@ private:
     std::string segment_name_;
     segment segment_;
     std::vector<bool> present_;          // local peer index -> connected
-    std::vector<bool> failed_;           // its process is gone: no more sends
+    std::vector<uint8_t> failed_;        // its process is gone: no more sends
     std::vector<ring_producer> to_;      // indexed by local peer
     std::vector<ring_consumer> from_;
     struct outbound {
@@ -118,6 +126,9 @@ private:
         uint32_t idle_looks = 0;
     };
     std::vector<outbound> out_;
+    // Over to_, out_ and failed_ of each local peer, once sends may run
+    // on several threads.
+    plugin::peer_locks out_locks_;
     std::vector<bool> released_;         // its ring to me was given back
     std::vector<doorbell> bells_;        // each local peer's doorbell, to ring
     doorbell inbox_;                     // mine

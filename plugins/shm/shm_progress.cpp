@@ -40,6 +40,7 @@ void shm_plugin::finish_retire(uint32_t peer) {
 
 void shm_plugin::retire_idle_rings() {
     for (uint32_t peer = 0; peer < out_.size(); ++peer) {
+        const plugin::peer_locks::hold hold(out_locks_, peer);
         outbound &out = out_[peer];
         if (!out.reserved || failed_[peer]) continue;
         if (out.retiring) {
@@ -124,8 +125,11 @@ int shm_plugin::check_peers_alive() {
         // zero means it never got that far, which is also a failure.
         if (pid != 0 && plugin::process_exists(pid)) continue;
         // Stop sending; keep polling: what it sent before dying still counts.
-        failed_[peer] = true;
-        release_outbound(peer);
+        {
+            const plugin::peer_locks::hold hold(out_locks_, peer);
+            failed_[peer] = 1;
+            release_outbound(peer);
+        }
         // A ring it rang for is watched now, and given back once drained
         // (progress); one it did not ring for holds nothing to deliver.
         if (!answered) {

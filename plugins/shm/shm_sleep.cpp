@@ -19,7 +19,10 @@ ccs_plugin_status_t shm_plugin::wakeup_arm() {
     // Alone on the node (or without the segment): nothing can arrive here.
     if (!inbox_.exists()) return CCS_PLUGIN_OK;
     // Our own pushes that went without a bell reach a peer that may sleep.
-    for (uint32_t peer = 0; peer < out_.size(); ++peer) announce_unannounced(peer);
+    for (uint32_t peer = 0; peer < out_.size(); ++peer) {
+        const plugin::peer_locks::hold hold(out_locks_, peer);
+        announce_unannounced(peer);
+    }
     // A parked ring's memory may be gone: it is neither told nor read.
     for (watched_ring &w : watched_) {
         if (from_[w.peer].parked()) continue;

@@ -9,6 +9,8 @@
 #include "datadesc/program.hpp"
 #include "core/transport.hpp"
 #include "util/completion.hpp"
+#include "util/fast_path.hpp"
+#include "util/send_lock.hpp"
 
 #include <ccs/ccs.h>
 
@@ -103,6 +105,25 @@ public:
                     completion);
     }
 
+    // The send of ccs_am_send in a fast section (util/fast_path.hpp),
+    // beside the API lock: one packet of contiguous bytes, from the stack,
+    // through a route that takes sends from several threads, nothing
+    // queued or held before it, no callback (a counter moves at once).
+    // False: nothing was done; the locked path sends it, or says why not.
+    bool try_send_beside(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                         const void *bytes, size_t length, const ccs_completion_t *completion,
+                         fast_path::thread_counts &counts);
+    // Whether the route to `peer` takes sends beside the API lock; set
+    // with the lock held, before fast paths are on.
+    void set_sends_beside(int peer, bool on) { peers_[static_cast<size_t>(peer)].beside = on; }
+    bool sends_beside(int peer) const { return peers_[static_cast<size_t>(peer)].beside; }
+    // A context's messages to `target` wait behind large ones, or no
+    // longer (context::set_holding), under the peer's send lock.
+    void set_holding(context &ctx, int target, bool on) {
+        const send_lock::hold hold(peers_[static_cast<size_t>(target)].lock);
+        ctx.set_holding(target, on);
+    }
+
     // One packet of `length` bytes at `data`, unsequenced, from the caller's
     // memory (held until `completion`), that `handler` of the internal
     // context places (set_placer): the transport may let the target fetch
@@ -187,6 +208,7 @@ public:
         return !backlog_.empty() || !self_queue_.empty() || !completions_.empty() || !nocopy_.empty();
     }
     bool in_callback() const { return depth_ > 0; }
+    // Without the messages fast calls sent (fast_path::sum has those).
     const am_stats &stats() const { return stats_; }
     const byte_pool &buffers() const { return buffers_; }
     // Messages partly received now.
@@ -220,6 +242,10 @@ private:
         size_t nocopy_min = 0;          // packets this large go without a copy; 0: never
         size_t placeable_max = 0;       // attr am_placeable_max
         bool sequenced = false;         // transport does not order: add seq
+        bool beside = false;            // route takes sends beside the API lock
+        // Held by whoever works on the queue, the sequence numbers to this
+        // peer or the route's sends to it, while fast paths are on.
+        send_lock lock;
         std::deque<outgoing> queue;
         uint32_t next_message = 0;
         bool backlogged = false;        // listed in backlog_

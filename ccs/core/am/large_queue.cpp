@@ -34,7 +34,7 @@ ccs_status_t large_am::send(context &ctx, int target, uint16_t handler, const ui
         kept.layout = *data.dd;  // the caller may free its datadesc on return
         kept.large_data.dd = &kept.layout;
     }
-    if (ctx.ordered()) ctx.set_holding(target, true);
+    if (ctx.ordered()) am_.set_holding(ctx, target, true);
     return CCS_OK;
 }
 
@@ -42,7 +42,7 @@ ccs_status_t large_am::send_behind(context &ctx, int target, uint16_t handler, c
                                    const am_engine::payload_source &data, const ccs_completion_t *completion) {
     const auto it = streams_.find({ctx.id(), target});
     if (it == streams_.end() || it->second.queue.empty()) {  // not holding after all
-        ctx.set_holding(target, false);
+        am_.set_holding(ctx, target, false);
         return am_.send(ctx, target, handler, args, nargs, data, completion);
     }
     queued_send q;
@@ -87,7 +87,7 @@ void large_am::drain(stream_key key) {
         if (st != CCS_OK) fail_queued(ctx, target, q, st, ccs_last_error());
         s.queue.pop_front();
     }
-    if (s.queue.empty() && ctx) ctx->set_holding(target, false);
+    if (s.queue.empty() && ctx) am_.set_holding(*ctx, target, false);
 }
 
 void large_am::fail_queued(context *ctx, int target, queued_send &q, ccs_status_t status, const std::string &detail) {
@@ -120,7 +120,7 @@ void large_am::peer_failed(int peer) {
         context *ctx = contexts_.by_id(it->first.first);
         for (queued_send &q : it->second.queue)
             fail_queued(ctx, peer, q, CCS_ERR_PEER_FAILED, "rank " + std::to_string(peer) + " failed");
-        if (ctx) ctx->set_holding(peer, false);
+        if (ctx) am_.set_holding(*ctx, peer, false);
         it = streams_.erase(it);
     }
 }

@@ -32,13 +32,18 @@ static_assert(same_op(CCS_PLUGIN_ATOMIC_ADD, CCS_ATOMIC_ADD) && same_op(CCS_PLUG
 
 // Both inline paths: the word's atomic where an explicit key maps it
 // here, applied, fetched and counted; false (nothing done) elsewhere.
-bool rma_engine::apply_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key,
-                                     void *fetched) noexcept {
+bool rma_engine::apply_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
+                                     fast_path::thread_counts *beside) noexcept {
     const remote_key *k = mapped_key(target, key, remote, a.width);
     if (!k || k->network_atomics) return false;
     store_fetched(a, fetched, apply_atomic(a, k->mapped + (remote - k->base)));
-    ++stats_.atomics;
-    stats_.bytes += a.width;
+    if (beside) {
+        fast_path::bump(beside->atomics);
+        fast_path::bump(beside->bytes, a.width);
+    } else {
+        ++stats_.atomics;
+        stats_.bytes += a.width;
+    }
     return true;
 }
 
@@ -51,10 +56,10 @@ bool rma_engine::try_mapped_atomic(const rma_request &q) {
 }
 
 bool rma_engine::try_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
-                                   const ccs_completion_t *completion) noexcept {
+                                   const ccs_completion_t *completion, fast_path::thread_counts *beside) noexcept {
     // A callback waits for progress with its context, which only a request knows.
     if (completion && completion->callback) return false;
-    if (!apply_mapped_atomic(target, a, remote, key, fetched)) return false;
+    if (!apply_mapped_atomic(target, a, remote, key, fetched, beside)) return false;
     if (completion && completion->counter) counter_add(*completion->counter);
     return true;
 }

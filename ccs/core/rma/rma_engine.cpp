@@ -51,7 +51,10 @@ uint64_t rma_engine::outstanding(uint16_t ctx, int target) const {
     return all;
 }
 
-void rma_engine::refuse_native(int target) { native_[static_cast<size_t>(target)] = 0; }
+void rma_engine::refuse_native(int target) {
+    const fast_path::exclusive alone;  // the inline path reads it
+    native_[static_cast<size_t>(target)] = 0;
+}
 
 void segment_list::push(uint64_t address, size_t length) {
     if (length == 0) return;

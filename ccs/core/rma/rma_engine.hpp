@@ -19,6 +19,7 @@
 #include "core/rma/rma_operation.hpp"
 #include "core/transport.hpp"
 #include "util/completion.hpp"
+#include "util/fast_path.hpp"
 #include "util/fence.hpp"
 #include "util/range.hpp"
 
@@ -108,8 +109,10 @@ public:
     // (checked when unpacked) stands for the target's range. A mapped key
     // always has the owner's liveness word: one load says the
     // registration has not ended.
+    // `beside`: the calling thread's counts in a fast section
+    // (util/fast_path.hpp), or null under the API lock.
     bool try_mapped(bool put, int target, void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
-                    const ccs_completion_t *completion) noexcept {
+                    const ccs_completion_t *completion, fast_path::thread_counts *beside = nullptr) noexcept {
         const remote_key *k = keys_.find(rkey.id);
         // length - 1 wraps for 0: an empty operation takes the general path.
         if (!k || !k->mapped || k->live->load(std::memory_order_relaxed) != k->handle || k->owner != target ||
@@ -118,7 +121,12 @@ public:
             (completion && completion->callback)) [[unlikely]]
             return false;
         copy_mapped(put, *k, local, length, remote);
-        count_direct(put, length);
+        if (beside) {
+            fast_path::bump(put ? beside->puts : beside->gets);
+            fast_path::bump(beside->bytes, length);
+        } else {
+            count_direct(put, length);
+        }
         if (completion && completion->counter) counter_add(*completion->counter);
         return true;
     }
@@ -127,7 +135,7 @@ public:
     // the target's), its atomics the CPU's, no callback to run. False when
     // that does not apply (nothing was done).
     bool try_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
-                           const ccs_completion_t *completion) noexcept;
+                           const ccs_completion_t *completion, fast_path::thread_counts *beside = nullptr) noexcept;
     // Whether puts (gets) to `target` go by its transport's RMA now, not
     // in active messages.
     bool native(int target, bool put) const { return target != rank_ && !emulate(target, put); }
@@ -213,8 +221,8 @@ private:
     // Atomics (rma_atomic.cpp): applied here where the word is mapped,
     // else (this process's own, or a request) in issue.
     bool try_mapped_atomic(const rma_request &q);
-    bool apply_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key,
-                             void *fetched) noexcept;
+    bool apply_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
+                             fast_path::thread_counts *beside = nullptr) noexcept;
     // Accumulate (rma_accumulate.cpp): in place where a block is mapped
     // here, else applied by the target, in messages each answered on its
     // own, at most accumulate_window of them and accumulate_in_flight bytes

@@ -1,5 +1,7 @@
 #include "core/rma/rma_keys.hpp"
 
+#include "util/fast_path.hpp"
+
 #include "util/error.hpp"
 #include "util/log.hpp"
 #include "util/range.hpp"
@@ -101,11 +103,13 @@ ccs_status_t rma_keys::unpack(int owner, const void *buffer, size_t length, bool
         release_part(k);
         return st;
     }
+    const fast_path::exclusive alone;  // the inline paths find keys
     out = ccs_rkey_t{keys_.insert(k)};
     return CCS_OK;
 }
 
 ccs_status_t rma_keys::release(ccs_rkey_t handle) {
+    const fast_path::exclusive alone;  // a fast call may copy through its mapping
     remote_key *k = keys_.find(handle.id);
     if (!k || k->implicit) return unknown_key("ccs_rkey_release: ", handle.id);
     release_part(*k);
@@ -164,6 +168,7 @@ ccs_status_t rma_keys::adopt_implicit(int owner, const void *packed, size_t leng
         return st;
     }
     k.mapped = nullptr;  // implicit keys take the general path
+    const fast_path::exclusive alone;
     id = keys_.insert(k);
     implicit_[owner].push_back(id);
     return CCS_OK;
@@ -175,6 +180,7 @@ uint64_t rma_keys::revoke(int owner, uint64_t handle) {
 
 template <typename Doomed>
 uint64_t rma_keys::drop_implicit(int owner, Doomed doomed) {
+    const fast_path::exclusive alone;
     auto &ids = implicit_[owner];
     uint64_t dropped = 0;
     for (auto it = ids.begin(); it != ids.end();) {
@@ -192,6 +198,7 @@ uint64_t rma_keys::drop_implicit(int owner, Doomed doomed) {
 }
 
 void rma_keys::peer_failed(int peer) {
+    const fast_path::exclusive alone;
     failed_.insert(peer);
     keys_.for_each([&](uint64_t, remote_key &k) {
         if (k.owner == peer) k.mapped = nullptr;

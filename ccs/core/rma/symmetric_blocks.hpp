@@ -6,8 +6,11 @@
 // offset from the target's part) and the target's key.
 #pragma once
 
+#include "util/fast_path.hpp"
+
 #include <ccs/rma.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -27,10 +30,13 @@ struct symmetric_block {
 
 class symmetric_blocks {
 public:
+    // Under the API lock, beside no fast call (util/fast_path.hpp), which
+    // may be looking a block up.
     void add(symmetric_block b) {
         const uintptr_t base = b.base;
+        const fast_path::exclusive alone;
         blocks_[base] = std::move(b);
-        last_ = nullptr;
+        last_.store(nullptr, std::memory_order_relaxed);
     }
     // The block this process's registration `mem` belongs to, or null.
     const symmetric_block *by_mem(uint64_t mem) const {
@@ -41,18 +47,20 @@ public:
     // The block whose span holds `addr` here, or null. The last one found
     // is tried first: a runtime works in one heap most of the time.
     const symmetric_block *holding(uint64_t addr) const {
-        if (last_ && addr - last_->base < last_->span) [[likely]]
-            return last_;
+        const symmetric_block *last = last_.load(std::memory_order_relaxed);
+        if (last && addr - last->base < last->span) [[likely]]
+            return last;
         auto it = blocks_.upper_bound(static_cast<uintptr_t>(addr));
         if (it == blocks_.begin()) return nullptr;
         const symmetric_block &b = std::prev(it)->second;
         if (addr - b.base >= b.span) return nullptr;
-        last_ = &b;
+        last_.store(&b, std::memory_order_relaxed);
         return &b;
     }
     void remove(uintptr_t base) {
+        const fast_path::exclusive alone;
         blocks_.erase(base);
-        last_ = nullptr;
+        last_.store(nullptr, std::memory_order_relaxed);
     }
 
     // CCS_RKEY_SYMMETRIC: `remote` (an address here) becomes `target`'s
@@ -82,7 +90,8 @@ public:
 private:
     [[gnu::cold]] static ccs_status_t outside(const char *call, uint64_t remote);
     std::map<uintptr_t, symmetric_block> blocks_;
-    mutable const symmetric_block *last_ = nullptr;
+    // Threads in fast calls may each set it: any block it names is live.
+    mutable std::atomic<const symmetric_block *> last_{nullptr};
 };
 
 }  // namespace ccs

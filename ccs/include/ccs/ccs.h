@@ -331,6 +331,11 @@ CCS_API ccs_status_t ccs_stats_print(FILE *out);
  * (ccs/rma.h) can go. (Whether the transport's lanes to the peer do them
  * natively shows at the first one: CCS_ERR_UNSUPPORTED if not.) */
 #define CCS_PEER_NETWORK_ATOMICS (1u << 6)
+/* At thread level multiple, a ccs_am_send of one packet to the peer, with
+ * no callback, runs beside the other threads' calls: threads sending on
+ * contexts of their own meet at most on the peer's send queue, never on a
+ * process-wide lock (as puts, gets and atomics to memory mapped here do). */
+#define CCS_PEER_AM_CONCURRENT (1u << 7)
 
 typedef struct ccs_peer_attr {
     size_t struct_size;    /* set by the caller: sizeof(ccs_peer_attr_t)   */

@@ -338,6 +338,16 @@ typedef struct ccs_plugin_v1 {
     ccs_plugin_status_t (*am_send_placeable)(void *state, int32_t peer,
                                              const ccs_plugin_iov_v1_t *iov,
                                              size_t iovcnt, uint64_t token);
+
+    /* ---- threads (appended) ------------------------------------------- */
+
+    /* Asked once threads may call into CCS at the same time (thread level
+     * multiple), before they do. OK: from then on am_send may run for
+     * different peers at the same time, on any threads, beside any other
+     * call of the plugin; the core never runs two am_send to one peer at
+     * once, and never two other calls at once. Anything else, or NULL:
+     * the core keeps every call under its lock, as before. */
+    ccs_plugin_status_t (*am_send_concurrent)(void *state);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus
