@@ -7,16 +7,22 @@
 #            contexts of their own (perf/thread_rate.cpp), shm and UCX
 #            posix, against ucx_perftest -t ucp_am_bw with as many threads
 #            (-T, -M multi)
-# Usage: [ROUNDS=n] perf/compare_threads.sh [build-dir] [latency|rate ...]
+#   rma      8-byte puts and fetch-adds per second with 1 and 2 threads of
+#            one process into a node peer's mapped memory
+#            (perf/thread_rma_rate.cpp), the process on both CPUs: how
+#            threads scale beside the library's lock. No peer library does
+#            the same here; with OTHER=<build dir> the same figures of
+#            another build (before/after), taking turns.
+# Usage: [ROUNDS=n] [OTHER=dir] perf/compare_threads.sh [build-dir] [latency|rate|rma ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 shift || true
 which=("$@")
-[ ${#which[@]} -gt 0 ] || which=(latency rate)
+[ ${#which[@]} -gt 0 ] || which=(latency rate rma)
 rounds=${ROUNDS:-5}
 scripts/install-deps.sh perf
-[ -x "$build/bin/ccs_perf_thread_rate" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
+[ -x "$build/bin/ccs_perf_thread_rma_rate" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null; cmake --build "$build" -j"$(nproc)" > /dev/null; }
 export UCX_TLS=posix,self,cma
 port=$((20000 + RANDOM % 20000))
 . perf/ucx_perftest.sh
@@ -68,6 +74,21 @@ for what in "${which[@]}"; do
         done
       done
       ;;
-    *) echo "unknown comparison '$what': latency or rate" >&2; exit 2 ;;
+    rma)
+      for op in put fadd; do
+        for threads in 1 2; do
+          for round in $(seq "$rounds"); do
+            line="rma $op $threads threads round $round:"
+            for b in "$build" ${OTHER:+"$OTHER"}; do
+              r=$(CCS_TRANSPORT=shm "$b/bin/ccsrun" -n 2 --timeout 120 "$b/bin/ccs_perf_thread_rma_rate" "$threads" 2 "$op" |
+                  awk '/Mops/ {print $4}')
+              line="$line $b $r Mops/s"
+            done
+            echo "$line"
+          done
+        done
+      done
+      ;;
+    *) echo "unknown comparison '$what': latency, rate or rma" >&2; exit 2 ;;
   esac
 done

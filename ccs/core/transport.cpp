@@ -52,6 +52,7 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.am_send_complete = &transport::service_am_send_complete;
     services_.am_place = &transport::service_am_place;
     services_.am_placed = &transport::service_am_placed;
+    services_.peer_send_lock = &transport::service_peer_send_lock;
 }
 
 transport::~transport() {
@@ -180,6 +181,11 @@ void *transport::service_am_place(void *core, int32_t source, const void *head, 
 void transport::service_am_placed(void *core, uint64_t placement, ccs_plugin_status_t status) {
     auto *self = static_cast<transport *>(core);
     if (self->sink_) self->sink_->placed(placement, status);
+}
+
+void transport::service_peer_send_lock(void *core, int32_t peer, int32_t take) {
+    auto *self = static_cast<transport *>(core);
+    if (self->sink_) self->sink_->peer_send_lock(peer, take != 0);
 }
 
 int32_t transport::service_mem_shareable(void *, const void *addr, size_t length, int32_t *fd, uint64_t *offset,

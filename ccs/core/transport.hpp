@@ -25,6 +25,8 @@ public:
     // am_place); then placed() with the same `placement`.
     virtual void *place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement) = 0;
     virtual void placed(uint64_t placement, ccs_plugin_status_t status) = 0;
+    // The lock around sends to `peer` (ccs_plugin_v1.h: peer_send_lock).
+    virtual void peer_send_lock(int peer, bool take) = 0;
 
 protected:
     ~packet_sink() = default;
@@ -142,6 +144,7 @@ private:
     static void *service_am_place(void *core, int32_t source, const void *head, size_t head_length, size_t length,
                                   uint64_t *placement);
     static void service_am_placed(void *core, uint64_t placement, ccs_plugin_status_t status);
+    static void service_peer_send_lock(void *core, int32_t peer, int32_t take);
     static int32_t service_mem_shareable(void *core, const void *addr, size_t length, int32_t *fd, uint64_t *offset,
                                          uint64_t *id);
 

@@ -4,11 +4,11 @@
 #include <climits>
 #include <ctime>
 #include <linux/futex.h>
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/membarrier.hpp"
 #include "util/poll_gap.hpp"
 
 namespace ccs {
@@ -72,8 +72,6 @@ std::atomic<uint32_t> g_application_waiting{0};
 std::atomic<uint32_t> g_progress_waiting{0};
 thread_local bool t_progress_thread __attribute__((tls_model("initial-exec"))) = false;
 
-void membarrier_all() { syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0); }
-
 // One side's way in: mark itself inside (`mine`), make the marks meet
 // (the progress thread: membarrier; the application: a compiler fence,
 // the membarrier covering it), look at the other's; if the other is inside,
@@ -82,7 +80,7 @@ void take_biased(std::atomic<uint32_t> &mine, std::atomic<uint32_t> &theirs, std
                  std::atomic<uint32_t> &they_wait, bool fence_all) {
     for (;;) {
         mine.store(1, std::memory_order_relaxed);
-        if (fence_all) membarrier_all();
+        if (fence_all) membarrier::all_threads();
         else std::atomic_signal_fence(std::memory_order_seq_cst);
         if (theirs.load(std::memory_order_acquire) == 0) [[likely]]
             return;
@@ -136,17 +134,9 @@ void api_lock::leave() noexcept {
 bool api_lock::held_outermost() { return t_depth == 1; }
 
 bool api_lock::set_biased(bool biased) {
-#if defined(__SANITIZE_THREAD__)
-    // ThreadSanitizer does not know what membarrier orders.
-    biased = false;
-#endif
-    static const bool available = [] {
-        const long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-        return commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-               syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-    }();
-    g_biased.store(biased && available, std::memory_order_relaxed);
-    return biased && available;
+    biased = biased && membarrier::available();
+    g_biased.store(biased, std::memory_order_relaxed);
+    return biased;
 }
 
 bool api_lock::biased() { return g_biased.load(std::memory_order_relaxed); }

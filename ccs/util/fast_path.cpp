@@ -1,5 +1,6 @@
 #include "util/fast_path.hpp"
 
+#include "util/membarrier.hpp"
 #include "util/poll_gap.hpp"
 
 #include <mutex>
@@ -17,6 +18,8 @@ struct alignas(64) slot {
 namespace {
 
 std::atomic<bool> g_writer{false};
+// Writers pass a membarrier; sections mark themselves with plain stores.
+bool g_asymmetric = false;
 std::mutex g_registry;
 std::vector<slot *> g_slots;  // never freed: a slot outlives its thread for the counts
 thread_local slot *t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -54,7 +57,10 @@ slot *own_slot() {
 
 }  // namespace
 
-void set_enabled(bool on) { g_enabled.store(on, std::memory_order_release); }
+void set_enabled(bool on) {
+    if (on) g_asymmetric = membarrier::available();
+    g_enabled.store(on, std::memory_order_release);
+}
 
 section::section() noexcept {
     if (!enabled()) return;
@@ -66,9 +72,16 @@ section::section() noexcept {
             return;  // no memory for a slot: the locked path
         }
     }
-    // Mark, then look: a writer marks, then looks at every slot, so at
-    // least one of two arriving together sees the other.
-    s->inside.store(1, std::memory_order_seq_cst);
+    // Mark, then look; a writer marks, then looks at every slot, so at
+    // least one of two arriving together sees the other. Where the writer
+    // makes every thread pass a barrier between its mark and its look, a
+    // plain store is enough here.
+    if (g_asymmetric) {
+        s->inside.store(1, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    } else {
+        s->inside.store(1, std::memory_order_seq_cst);
+    }
     if (g_writer.load(std::memory_order_seq_cst)) [[unlikely]] {
         s->inside.store(0, std::memory_order_release);
         return;
@@ -90,6 +103,7 @@ exclusive::exclusive() noexcept {
     if (t_exclusive++ > 0) return;
     held_ = true;
     g_writer.store(true, std::memory_order_seq_cst);
+    if (g_asymmetric) membarrier::all_threads();
     const std::lock_guard<std::mutex> hold(g_registry);
     for (slot *s : g_slots)
         for (int spins = 0; s->inside.load(std::memory_order_seq_cst) != 0; ++spins) {

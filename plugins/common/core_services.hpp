@@ -75,6 +75,25 @@ public:
         return CCS_PLUGIN_HAS(&s_, mem_shareable) && s_.mem_shareable(s_.core, addr, length, &fd, &offset, &id) != 0;
     }
 
+    // The core's lock around sends to `peer` (ccs_plugin_v1.h:
+    // peer_send_lock), held for the life of the object where `needed`.
+    class send_lock_hold {
+    public:
+        send_lock_hold(const core_services &core, int32_t peer, bool needed)
+            : s_(needed && CCS_PLUGIN_HAS(&core.s_, peer_send_lock) ? &core.s_ : nullptr), peer_(peer) {
+            if (s_) s_->peer_send_lock(s_->core, peer_, 1);
+        }
+        ~send_lock_hold() {
+            if (s_) s_->peer_send_lock(s_->core, peer_, 0);
+        }
+        send_lock_hold(const send_lock_hold &) = delete;
+        send_lock_hold &operator=(const send_lock_hold &) = delete;
+
+    private:
+        const ccs_plugin_services_v1_t *s_;
+        int32_t peer_;
+    };
+
 private:
     ccs_plugin_services_v1_t s_;
     const char *plugin_;

@@ -58,7 +58,6 @@ ccs_plugin_status_t shm_plugin::connect(const void *const *addresses, const size
     to_.assign(n, ring_producer{});
     from_.assign(n, ring_consumer{});
     out_.assign(n, outbound{});
-    out_locks_.resize(n);
     released_.assign(n, false);
     bells_.assign(n, doorbell{});
     watch_slot_.assign(n, -1);

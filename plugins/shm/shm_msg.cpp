@@ -12,7 +12,6 @@ namespace ccs::shm {
 ccs_plugin_status_t shm_plugin::am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count) {
     if (!reachable(peer) || count > 4) return CCS_PLUGIN_ERR_INVALID;
     const auto local = static_cast<uint32_t>(local_index_[static_cast<size_t>(peer)]);
-    const plugin::peer_locks::hold hold(out_locks_, local);
     if (failed_[local]) return CCS_PLUGIN_ERR_PEER_FAILED;
     ring_piece pieces[4];
     size_t total = 0;

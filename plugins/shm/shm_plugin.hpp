@@ -9,7 +9,6 @@
 #include "shm_wakeup.hpp"
 
 #include "common/core_services.hpp"
-#include "common/peer_locks.hpp"
 #include "common/process_liveness.hpp"
 
 #include <ccs/plugin/ccs_plugin_v1.h>
@@ -51,11 +50,12 @@ public:
     bool reachable(int32_t peer) const;
     ccs_plugin_status_t wireup_complete();
     ccs_plugin_status_t am_send(int32_t peer, const ccs_plugin_iov_v1_t *iov, size_t count);
-    // From now on sends to different peers may run at once: each local
-    // peer's send state (its ring, its outbound record, its failure) is
-    // then taken under that peer's lock.
+    // From now on sends to different peers may run at once. Each local
+    // peer's send side (its ring, its outbound record, its failure) is
+    // then changed by progress() only under the core's send lock for it;
+    // am_send runs under that lock already.
     ccs_plugin_status_t am_send_concurrent() {
-        out_locks_.enable();
+        concurrent_ = true;
         return CCS_PLUGIN_OK;
     }
     int32_t progress();
@@ -126,9 +126,12 @@ private:
         uint32_t idle_looks = 0;
     };
     std::vector<outbound> out_;
-    // Over to_, out_ and failed_ of each local peer, once sends may run
-    // on several threads.
-    plugin::peer_locks out_locks_;
+    // Sends may run on several threads: progress() takes the core's send
+    // lock for a peer before it changes to_, out_ or failed_ of it.
+    bool concurrent_ = false;
+    plugin::core_services::send_lock_hold send_side(uint32_t peer) const {
+        return {core_, local_ranks_[peer], concurrent_};
+    }
     std::vector<bool> released_;         // its ring to me was given back
     std::vector<doorbell> bells_;        // each local peer's doorbell, to ring
     doorbell inbox_;                     // mine

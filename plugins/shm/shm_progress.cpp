@@ -40,7 +40,7 @@ void shm_plugin::finish_retire(uint32_t peer) {
 
 void shm_plugin::retire_idle_rings() {
     for (uint32_t peer = 0; peer < out_.size(); ++peer) {
-        const plugin::peer_locks::hold hold(out_locks_, peer);
+        const auto hold = send_side(peer);
         outbound &out = out_[peer];
         if (!out.reserved || failed_[peer]) continue;
         if (out.retiring) {
@@ -126,7 +126,7 @@ int shm_plugin::check_peers_alive() {
         if (pid != 0 && plugin::process_exists(pid)) continue;
         // Stop sending; keep polling: what it sent before dying still counts.
         {
-            const plugin::peer_locks::hold hold(out_locks_, peer);
+            const auto hold = send_side(peer);
             failed_[peer] = 1;
             release_outbound(peer);
         }

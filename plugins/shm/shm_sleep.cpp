@@ -20,7 +20,7 @@ ccs_plugin_status_t shm_plugin::wakeup_arm() {
     if (!inbox_.exists()) return CCS_PLUGIN_OK;
     // Our own pushes that went without a bell reach a peer that may sleep.
     for (uint32_t peer = 0; peer < out_.size(); ++peer) {
-        const plugin::peer_locks::hold hold(out_locks_, peer);
+        const auto hold = send_side(peer);
         announce_unannounced(peer);
     }
     // A parked ring's memory may be gone: it is neither told nor read.

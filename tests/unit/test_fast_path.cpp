@@ -81,13 +81,13 @@ TEST(FastPath, SendLockIsRecursiveForTheLockedPathAndOnlyTriedByFastCalls) {
     const enabled_for_test on;
     send_lock l;
     {
-        const send_lock::hold outer(l);
-        const send_lock::hold inner(l);  // an error handler that sends again
+        const send_lock::hold outer(l, true);
+        const send_lock::hold inner(l, true);  // an error handler that sends again
         bool got = true;
         std::thread fast([&] { got = l.try_take_fast(); });
         fast.join();
         EXPECT_FALSE(got) << "a fast call took a lock the locked path holds";
     }
     ASSERT_TRUE(l.try_take_fast());
-    l.give();
+    l.give_fast();
 }

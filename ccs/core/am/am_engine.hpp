@@ -114,13 +114,15 @@ public:
                          const void *bytes, size_t length, const ccs_completion_t *completion,
                          fast_path::thread_counts &counts);
     // Whether the route to `peer` takes sends beside the API lock; set
-    // with the lock held, before fast paths are on.
+    // with the lock held, before fast paths are on, and kept: the peer's
+    // send lock is taken from then on.
     void set_sends_beside(int peer, bool on) { peers_[static_cast<size_t>(peer)].beside = on; }
     bool sends_beside(int peer) const { return peers_[static_cast<size_t>(peer)].beside; }
     // A context's messages to `target` wait behind large ones, or no
     // longer (context::set_holding), under the peer's send lock.
     void set_holding(context &ctx, int target, bool on) {
-        const send_lock::hold hold(peers_[static_cast<size_t>(target)].lock);
+        peer_state &p = peers_[static_cast<size_t>(target)];
+        const send_lock::hold hold(p.lock, p.beside);
         ctx.set_holding(target, on);
     }
 
@@ -141,6 +143,15 @@ public:
     // every context's error handler.
     void peer_failed(int peer, const std::string &reason) override;
     void send_complete(uint64_t token, ccs_plugin_status_t status) override;
+    // For a plugin's progress that changes a peer's send side itself;
+    // only where the route takes sends beside the API lock.
+    void peer_send_lock(int peer, bool take) override {
+        if (peer < 0 || static_cast<size_t>(peer) >= peers_.size()) return;
+        peer_state &p = peers_[static_cast<size_t>(peer)];
+        if (!p.beside) return;
+        if (take) p.lock.take();
+        else p.lock.give();
+    }
     // Also told when a peer fails (the RMA engine fails what it waits for).
     void set_peer_failed_hook(std::function<void(int)> hook) { on_peer_failed_ = std::move(hook); }
     void set_header_sink(header_sink *sink) { header_sink_ = sink; }

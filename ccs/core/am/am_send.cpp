@@ -56,7 +56,7 @@ ccs_status_t am_engine::send(context &ctx, int target, uint16_t handler, const u
                              uint8_t flags) {
     if (target == rank_) return send_to_self(ctx, handler, args, nargs, data, completion, (flags & wire::large) != 0);
     peer_state &p = peers_[static_cast<size_t>(target)];
-    const send_lock::hold hold(p.lock);
+    const send_lock::hold hold(p.lock, p.beside);
     if (!p.route) [[unlikely]]
         return fail(CCS_ERR_NO_TRANSPORT, "no transport reaches rank " + std::to_string(target));
     if (p.failed) [[unlikely]]
@@ -131,7 +131,7 @@ bool am_engine::try_send_beside(context &ctx, int target, uint16_t handler, cons
     if (!p.beside || sizeof(wire::header) + nargs * sizeof(uint64_t) + length > p.max_packet) return false;
     if (!p.lock.try_take_fast()) return false;
     if (p.failed || !p.queue.empty() || ctx.holding(target)) {
-        p.lock.give();
+        p.lock.give_fast();
         return false;
     }
     wire::header header{};
@@ -147,7 +147,7 @@ bool am_engine::try_send_beside(context &ctx, int target, uint16_t handler, cons
     const ccs_plugin_iov_v1_t iov[2] = {{head, write_packet_head(header, args, length, head)}, {bytes, length}};
     const ccs_plugin_status_t st = p.route->send(target, iov, length ? 2 : 1);
     if (st == CCS_PLUGIN_OK && sequenced) ctx.take_send_seq(target);
-    p.lock.give();
+    p.lock.give_fast();
     if (st != CCS_PLUGIN_OK) return false;  // the locked path queues it or says why
     fast_path::bump(counts.am_sent);
     if (completion && completion->counter) counter_add(*completion->counter);
@@ -160,7 +160,7 @@ ccs_status_t am_engine::send_placeable(context &internal, int target, uint16_t h
     const payload_source bytes{data, length, nullptr, 0};
     if (target == rank_) return send(internal, target, handler, args, nargs, bytes, &completion);
     peer_state &p = peers_[static_cast<size_t>(target)];
-    const send_lock::hold hold(p.lock);
+    const send_lock::hold hold(p.lock, p.beside);
     const size_t packet_bytes = sizeof(wire::header) + nargs * sizeof(uint64_t) + length;
     if (!p.route || p.failed || !p.queue.empty() || !p.nocopy_min || packet_bytes < p.nocopy_min ||
         length > placeable_limit(target, nargs))
@@ -402,7 +402,7 @@ void am_engine::enqueue(int target, peer_state &p, outgoing &&o) {
 
 int am_engine::push_queue(int target) {
     peer_state &p = peers_[static_cast<size_t>(target)];
-    const send_lock::hold hold(p.lock);
+    const send_lock::hold hold(p.lock, p.beside);
     int events = 0;
     while (!p.queue.empty()) {
         outgoing &o = p.queue.front();
@@ -462,7 +462,7 @@ int am_engine::complete_all(std::vector<pending_completion> &list) {
 void am_engine::peer_failed(int peer, const std::string &reason) {
     if (peer < 0 || static_cast<size_t>(peer) >= peers_.size()) return;
     peer_state &p = peers_[static_cast<size_t>(peer)];
-    const send_lock::hold hold(p.lock);
+    const send_lock::hold hold(p.lock, p.beside);
     if (p.failed) return;
     p.failed = true;
     ++stats_.peers_failed;

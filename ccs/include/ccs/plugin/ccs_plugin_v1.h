@@ -195,6 +195,13 @@ typedef struct ccs_plugin_services_v1 {
      * error: the peer failed, the fetch was cancelled). Called only from
      * inside progress(), not from the transport's callbacks. */
     void (*am_placed)(void *core, uint64_t placement, ccs_plugin_status_t status);
+    /* Once am_send_concurrent answered OK (appended: check struct_size
+     * before use): takes (take 1) or gives back (take 0) the lock the core
+     * holds around every am_send to `peer`. progress() holds it around
+     * whatever it does to that peer's send side itself (a ring it retires,
+     * a bell it rings late), never while it delivers a packet or reports
+     * a failure. */
+    void (*peer_send_lock)(void *core, int32_t peer, int32_t take);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
@@ -344,9 +351,9 @@ typedef struct ccs_plugin_v1 {
     /* Asked once threads may call into CCS at the same time (thread level
      * multiple), before they do. OK: from then on am_send may run for
      * different peers at the same time, on any threads, beside any other
-     * call of the plugin; the core never runs two am_send to one peer at
-     * once, and never two other calls at once. Anything else, or NULL:
-     * the core keeps every call under its lock, as before. */
+     * call of the plugin; the core holds the peer's send lock around each
+     * (services->peer_send_lock), and never runs two other calls at once.
+     * Anything else, or NULL: the core keeps every call under its lock. */
     ccs_plugin_status_t (*am_send_concurrent)(void *state);
 } ccs_plugin_v1_t;
 
