@@ -21,7 +21,9 @@ std::atomic<bool> g_writer{false};
 // Writers pass a membarrier; sections mark themselves with plain stores.
 bool g_asymmetric = false;
 std::mutex g_registry;
-std::vector<slot *> g_slots;  // never freed: a slot outlives its thread for the counts
+// Never freed, nor the list: a slot outlives its thread for the counts, and
+// the list outlives static destruction, so the slots stay reachable.
+std::vector<slot *> &g_slots = *new std::vector<slot *>;
 thread_local slot *t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 thread_local uint32_t t_exclusive __attribute__((tls_model("initial-exec"))) = 0;
 
