@@ -5,7 +5,7 @@
 // for one acknowledgement per window; rank 1's threads make progress (a
 // handler acknowledges on its context). Prints messages per second over
 // all threads of rank 0.
-#include "must.hpp"
+#include "thread_pair.hpp"
 
 #include <ccs/ccs.h>
 
@@ -48,17 +48,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "usage: %s <threads 1..64> [seconds]\n", argv[0]);
         return 2;
     }
-    ccs_init_params_t params{};
-    params.struct_size = sizeof params;
-    params.thread_level = CCS_THREAD_MULTIPLE;
-    must(ccs_init(&params), "ccs_init");
-    int rank = 0, size = 0;
-    ccs_rank(&rank);
-    ccs_size(&size);
-    if (size != 2) {
-        std::fprintf(stderr, "run with 2 processes\n");
-        return 2;
-    }
+    const int rank = init_pair_at_level_multiple();
     std::vector<std::unique_ptr<lane>> lanes;
     for (int t = 0; t < threads; ++t) {
         lanes.push_back(std::make_unique<lane>());

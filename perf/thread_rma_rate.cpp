@@ -6,7 +6,7 @@
 // Rank 0's threads each put 8 bytes (or fetch-add a word) into a line of
 // their own at rank 1, as fast as they can. Prints operations per second
 // over all threads of rank 0.
-#include "must.hpp"
+#include "thread_pair.hpp"
 
 #include <ccs/ccs.h>
 #include <ccs/rma.h>
@@ -28,17 +28,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "usage: %s <threads 1..64> [seconds] [put|fadd]\n", argv[0]);
         return 2;
     }
-    ccs_init_params_t params{};
-    params.struct_size = sizeof params;
-    params.thread_level = CCS_THREAD_MULTIPLE;
-    must(ccs_init(&params), "ccs_init");
-    int rank = 0, size = 0;
-    ccs_rank(&rank);
-    ccs_size(&size);
-    if (size != 2) {
-        std::fprintf(stderr, "run with 2 processes\n");
-        return 2;
-    }
+    const int rank = init_pair_at_level_multiple();
     std::vector<ccs_context_t> ctx(static_cast<size_t>(threads));
     for (auto &c : ctx) {
         const ccs_context_params_t cp{sizeof cp, 0, "thread-rma-rate", nullptr, 0};
