@@ -89,10 +89,10 @@ extern "C" ccs_status_t ccs_info_print(FILE *out) {
         } else {
             const poll_gap g{gap};
             std::fprintf(out,
-                         "waits:     ccs_wait_until polls tightly for %lld ns, then every ~%lld ns: %u pause "
-                         "instructions of %.1f ns\n",
+                         "waits:     ccs_wait_until looks at its word tightly for %lld ns, then every ~%lld ns: %u "
+                         "pause instructions of %.1f ns; it polls the transports every %d looks\n",
                          static_cast<long long>(runtime::wait_tight.count()), static_cast<long long>(gap.count()),
-                         g.pauses(), poll_gap::pause_ns());
+                         g.pauses(), poll_gap::pause_ns(), runtime::looks_between_polls);
         }
 
         if (const runtime *rt = runtime::current()) {

@@ -120,10 +120,11 @@ public:
             sleep_if_idle_long();
     }
     // Progress until done() holds, where done() reads memory another
-    // process writes (ccs_wait_until). Polls are tight for the first
-    // `wait_tight` of the wait, then spaced by the wait gap (see
-    // util/poll_gap.hpp), except on a crowded node, where the back-off
-    // yields instead; then the wait sleeps as wait_pass does. False, with
+    // process writes (ccs_wait_until). Between polls it looks at the word
+    // (looked_between_polls): tightly for the first `wait_tight` of the
+    // wait, then a wait gap apart (see util/poll_gap.hpp), except on a
+    // crowded node, where the back-off yields instead; then the wait
+    // sleeps as wait_pass does. False, with
     // done() still false, once a peer failure is detected during the wait:
     // the writer may be gone; where one was known before (the progress
     // thread found it), after `am_engine::failure_grace` more.
@@ -146,14 +147,30 @@ public:
             // tight part every fourth poll: a read costs about a poll.
             if (++idle == 1) tight_until = tick_clock::now() + wait_tight_ticks_;
             if (!spaced) {
+                if (looked_between_polls(done, false)) return true;
                 if (idle % 4 != 0 || tick_clock::now() < tight_until) continue;
                 spaced = true;
             }
-            if (!backoff_.crowded()) wait_gap_.wait();
+            if (!backoff_.crowded() && looked_between_polls(done, true)) return true;
             idle_wait();
         }
         return true;
     }
+    // A put into mapped memory lands without a poll, and a poll of the
+    // transports costs many looks at the word: between two polls the word
+    // is looked at `looks_between_polls` times, one pause apart while the
+    // wait is tight, a wait gap apart once it is spaced. True once it
+    // holds.
+    template <typename Done>
+    bool looked_between_polls(Done &done, bool spaced) {
+        for (int i = 0; i < looks_between_polls; ++i) {
+            if (spaced) wait_gap_.wait();
+            else cpu_pause();
+            if (done()) return true;
+        }
+        return false;
+    }
+    static constexpr int looks_between_polls = 16;
     // How long a wait for memory polls tightly before the gap: an answer
     // passed between nearby cores comes within it, where a gap would only
     // delay it; where lines pass slowly it comes later, into spaced polls.

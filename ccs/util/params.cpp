@@ -110,7 +110,7 @@ void param_declare_core() {
              "where ccs_mem_alloc_symmetric places each process's part: same (one address in every process where "
              "the address space allows, else offsets) or offset (wherever each process maps it)");
     remember("CCS_WAIT_GAP_NS", "80",
-             "ns between polls of ccs_wait_until once a wait has lasted 200 ns (pause instructions; 0: none)");
+             "ns between looks of ccs_wait_until at its word once a wait has lasted 200 ns (pause instructions; 0: none)");
     remember("CCS_WAIT_SPIN_US", "50",
              "µs a blocking wait (counters, fences, barriers, ccs_wait_until, finalize) polls before it sleeps");
     remember("CCS_WAIT_SLEEP_MAX_US", "1000",
