@@ -51,7 +51,8 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
     return CCS_OK;
 }
 
-// At thread level multiple, beside the API lock (util/fast_path.hpp).
+// done_mapped below at thread level multiple, beside the API lock
+// (util/fast_path.hpp).
 [[gnu::noinline]] bool done_mapped_beside(ccs_context_t handle, int target, const rma_atomic &a, uint64_t remote,
                                           ccs_rkey_t rkey, void *fetched, const ccs_completion_t *completion) noexcept {
     const fast_path::section inside;

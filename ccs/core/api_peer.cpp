@@ -1,6 +1,5 @@
 // C entry point: how this process reaches a peer (ccs_peer_query).
 #include "api_guard.hpp"
-#include "util/fast_path.hpp"
 
 #include <cstring>
 
@@ -44,7 +43,7 @@ extern "C" ccs_status_t ccs_peer_query(int peer, ccs_peer_attr_t *attr) {
         if (rt->rma().native(peer, false)) flags |= CCS_PEER_GET_NATIVE;
         if ((caps & CCS_PLUGIN_CAP_MAP_SHARED) && (flags & CCS_PEER_SAME_NODE)) flags |= CCS_PEER_MAPS_MEMORY;
         if (rt->am().peer_has_failed(peer)) flags |= CCS_PEER_FAILED;
-        if (fast_path::enabled() && rt->am().sends_beside(peer)) flags |= CCS_PEER_AM_CONCURRENT;
+        if (rt->am().sends_beside(peer)) flags |= CCS_PEER_AM_CONCURRENT;
         if (rt->rma().network_atomics_reach(peer)) flags |= CCS_PEER_NETWORK_ATOMICS;
         attr->flags = flags;
         set_transport(*attr, t->name());

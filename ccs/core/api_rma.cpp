@@ -142,9 +142,8 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
     });
 }
 
-// The inline path of ccs_put and ccs_get (rma_engine::try_mapped), after
-// the two checks it leaves to its caller; false: nothing was done.
-// At thread level multiple, beside the API lock (util/fast_path.hpp).
+// done_mapped at thread level multiple, beside the API lock
+// (util/fast_path.hpp).
 [[gnu::noinline]] bool done_mapped_beside(bool put, ccs_context_t handle, int target, void *local, size_t length,
                                           uint64_t remote, ccs_rkey_t rkey,
                                           const ccs_completion_t *completion) noexcept {
@@ -156,6 +155,8 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
     rt->note_activity_beside();
     return true;
 }
+// The inline path of ccs_put and ccs_get (rma_engine::try_mapped), after
+// the two checks it leaves to its caller; false: nothing was done.
 [[gnu::always_inline]] inline bool done_mapped(bool put, ccs_context_t handle, int target, void *local, size_t length,
                                               uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
     if (fast_path::enabled()) [[unlikely]]
