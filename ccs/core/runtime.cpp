@@ -203,6 +203,7 @@ ccs_status_t runtime::install_subsystems() {
         if (t->native_atomics() && (!atomics || t->attr().priority > atomics->attr().priority)) atomics = t;
     memory_ = std::make_unique<memory_registry>(all, atomics, rank_, settings_.max_unused, wired_.secret);
     memory_->expose_all = settings_.expose_all;
+    for (transport *t : all) t->set_lender(memory_.get());
     std::vector<transport *> route(static_cast<size_t>(size_), nullptr);
     for (int peer = 0; peer < size_; ++peer) route[static_cast<size_t>(peer)] = wired_.route[static_cast<size_t>(peer)];
     std::vector<bool> near(static_cast<size_t>(size_));
@@ -233,6 +234,7 @@ void runtime::stop() {
     teams_.reset();  // its node memory came from the registry and keys
     large_.reset();  // its registrations and keys go back first
     rma_.reset();
+    for (const auto &t : wired_.transports) t->set_lender(nullptr);  // its regions are deregistered next
     memory_.reset();
     // Transports go next: their finalize may still deliver into the engine
     // (and, through the internal context, to the barrier).

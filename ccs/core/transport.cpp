@@ -53,6 +53,8 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.am_place = &transport::service_am_place;
     services_.am_placed = &transport::service_am_placed;
     services_.peer_send_lock = &transport::service_peer_send_lock;
+    services_.local_acquire = &transport::service_local_acquire;
+    services_.local_release = &transport::service_local_release;
 }
 
 transport::~transport() {
@@ -67,10 +69,14 @@ std::string transport::describe(const char *what, ccs_plugin_status_t status) co
 ccs_status_t transport::query(std::string &reason) {
     attr_ = ccs_plugin_attr_v1_t{};
     attr_.struct_size = sizeof attr_;
+    // What the plugin logs while it answers is why it is unusable.
+    last_log_.clear();
+    logging_into_reason_ = true;
     const ccs_plugin_status_t st = table().query(&services_, &attr_);
+    logging_into_reason_ = false;
     attr_.description[sizeof attr_.description - 1] = '\0';
     if (st != CCS_PLUGIN_OK) {
-        reason = describe("query", st);
+        reason = describe("query", st) + (last_log_.empty() ? "" : ": " + last_log_);
         return CCS_ERR_PLUGIN_INIT;
     }
     if (!(attr_.caps & CCS_PLUGIN_CAP_AM) || attr_.am_max_packet < 256 ||
@@ -132,7 +138,8 @@ ccs_status_t transport::wireup_complete(std::string &reason) {
 }
 
 void transport::service_log(void *core, int32_t level, const char *message) {
-    const auto *self = static_cast<const transport *>(core);
+    auto *self = static_cast<transport *>(core);
+    if (self->logging_into_reason_ && message) self->last_log_ = message;
     const int clamped = level < 1 ? 1 : (level > 4 ? 4 : level);
     log_message(static_cast<log_level>(clamped), self->name() + ": " + (message ? message : ""));
 }
@@ -186,6 +193,17 @@ void transport::service_am_placed(void *core, uint64_t placement, ccs_plugin_sta
 void transport::service_peer_send_lock(void *core, int32_t peer, int32_t take) {
     auto *self = static_cast<transport *>(core);
     if (self->sink_) self->sink_->peer_send_lock(peer, take != 0);
+}
+
+void *transport::service_local_acquire(void *core, const void *addr, size_t length, void **hold) {
+    auto *self = static_cast<transport *>(core);
+    if (!self->lender_ || !addr || length == 0 || !hold) return nullptr;
+    return self->lender_->lend(*self, addr, length, *hold);
+}
+
+void transport::service_local_release(void *core, void *hold) {
+    auto *self = static_cast<transport *>(core);
+    if (self->lender_ && hold) self->lender_->take_back(hold);
 }
 
 int32_t transport::service_mem_shareable(void *, const void *addr, size_t length, int32_t *fd, uint64_t *offset,

@@ -42,6 +42,21 @@ protected:
     ~rma_sink() = default;
 };
 
+class transport;
+
+// Lends local memory registered with every transport, for a transport's
+// DMA (ccs_plugin_v1.h: local_acquire): the memory registry.
+class local_memory_lender {
+public:
+    // `t`'s handle for a region holding [addr, addr + length), or null;
+    // `hold` is given back to take_back.
+    virtual void *lend(const transport &t, const void *addr, size_t length, void *&hold) = 0;
+    virtual void take_back(void *hold) = 0;
+
+protected:
+    ~local_memory_lender() = default;
+};
+
 ccs_status_t status_from_plugin(ccs_plugin_status_t status);
 const char *plugin_status_name(ccs_plugin_status_t status);
 
@@ -86,6 +101,8 @@ public:
     bool native_put() const { return (attr_.caps & CCS_PLUGIN_CAP_PUT) != 0; }
     bool native_get() const { return (attr_.caps & CCS_PLUGIN_CAP_GET) != 0; }
     void set_rma_sink(rma_sink *sink) { rma_sink_ = sink; }
+    // Null: the plugin is told no memory can be lent (at teardown).
+    void set_lender(local_memory_lender *lender) { lender_ = lender; }
     ccs_plugin_status_t mem_reg(void *addr, size_t length, void **memh) {
         return table().mem_reg(state_, addr, length, memh);
     }
@@ -145,6 +162,8 @@ private:
                                   uint64_t *placement);
     static void service_am_placed(void *core, uint64_t placement, ccs_plugin_status_t status);
     static void service_peer_send_lock(void *core, int32_t peer, int32_t take);
+    static void *service_local_acquire(void *core, const void *addr, size_t length, void **hold);
+    static void service_local_release(void *core, void *hold);
     static int32_t service_mem_shareable(void *core, const void *addr, size_t length, int32_t *fd, uint64_t *offset,
                                          uint64_t *id);
 
@@ -157,6 +176,9 @@ private:
     bool concurrent_ = false;
     packet_sink *sink_ = nullptr;
     rma_sink *rma_sink_ = nullptr;
+    local_memory_lender *lender_ = nullptr;
+    bool logging_into_reason_ = false;  // during query: keep the last line logged
+    std::string last_log_;
     std::map<std::string, std::string> param_values_;  // keeps returned strings alive
 };
 

@@ -75,6 +75,14 @@ public:
         return CCS_PLUGIN_HAS(&s_, mem_shareable) && s_.mem_shareable(s_.core, addr, length, &fd, &offset, &id) != 0;
     }
 
+    // Local memory registered through the core's cache (ccs_plugin_v1.h:
+    // local_acquire): this plugin's memh for a region holding it, or null.
+    void *local_acquire(const void *addr, size_t length, void *&hold) const {
+        if (!CCS_PLUGIN_HAS(&s_, local_acquire) || !CCS_PLUGIN_HAS(&s_, local_release)) return nullptr;
+        return s_.local_acquire(s_.core, addr, length, &hold);
+    }
+    void local_release(void *hold) const { s_.local_release(s_.core, hold); }
+
     // The core's lock around sends to `peer` (ccs_plugin_v1.h:
     // peer_send_lock), held for the life of the object where `needed`.
     class send_lock_hold {

@@ -59,6 +59,23 @@ void memory_registry::release_region(const registration &reg) {
     blocks_.erase(reg.r->start);
 }
 
+void *memory_registry::lend(const transport &t, const void *addr, size_t length, void *&hold) {
+    const auto at = std::find(transports_.begin(), transports_.end(), &t);
+    if (at == transports_.end()) return nullptr;
+    registration reg;
+    if (acquire_region(const_cast<void *>(addr), length, reg) != CCS_OK) return nullptr;
+    hold = reg.r;
+    return reg.r->handles[static_cast<size_t>(at - transports_.begin())];
+}
+
+void memory_registry::take_back(void *hold) {
+    registration reg;
+    reg.r = static_cast<region *>(hold);
+    const auto block = blocks_.find(reg.r->start);
+    reg.in_block = block != blocks_.end() && block->second.get() == reg.r;
+    release_region(reg);
+}
+
 // Memory that is not mapped would be refused by some plugins and not by
 // others (cross-memory attach registers nothing), and would fault only in
 // a later put. msync(MS_ASYNC) does nothing to mapped pages and says

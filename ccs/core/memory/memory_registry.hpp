@@ -25,7 +25,7 @@
 
 namespace ccs {
 
-class memory_registry final : public registration_backend {
+class memory_registry final : public registration_backend, public local_memory_lender {
 public:
     // Every transport registers every region: any of them may carry RMA.
     // `atomics`: the one that carries out network atomics, or null.
@@ -89,6 +89,11 @@ public:
     bool expose_all = false;
     registration_cache &cache() { return cache_; }
     const registration_stats &stats() const { return cache_.stats(); }
+
+    // local_memory_lender: a region from the cache (or a ccs_mem_alloc
+    // block), held until take_back.
+    void *lend(const transport &t, const void *addr, size_t length, void *&hold) override;
+    void take_back(void *hold) override;
 
     // registration_backend
     ccs_status_t mem_reg(region &r) override;

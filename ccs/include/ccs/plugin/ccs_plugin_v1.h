@@ -202,6 +202,18 @@ typedef struct ccs_plugin_services_v1 {
      * a bell it rings late), never while it delivers a packet or reports
      * a failure. */
     void (*peer_send_lock)(void *core, int32_t peer, int32_t take);
+    /* Local memory for an adapter that reads and writes it by DMA
+     * (appended: check struct_size before use). The core's registration
+     * cache finds or registers a region holding [addr, addr + length)
+     * (registering a new one with every transport, through mem_reg) and
+     * returns the memh this plugin's mem_reg gave for it; *hold is the
+     * core's reference, given back with local_release once the plugin no
+     * longer touches that memory (from progress() too). NULL: the memory
+     * cannot be registered (not mapped, or the limit is reached with
+     * nothing left to evict); the plugin fails the operation. Called from
+     * within put, get and atomic. */
+    void *(*local_acquire)(void *core, const void *addr, size_t length, void **hold);
+    void (*local_release)(void *core, void *hold);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
