@@ -12,6 +12,10 @@
 
 namespace ccs::verbs {
 
+// The 64-bit total whose low 32 bits are `low`, nearest at or above `known`
+// (a total that only grows, of which `known` was seen last).
+inline uint64_t widen(uint64_t known, uint32_t low) { return known + static_cast<uint32_t>(low - static_cast<uint32_t>(known)); }
+
 // A sender's view of one peer's buffers.
 class send_credits {
 public:
@@ -34,10 +38,7 @@ public:
     }
     // The low 32 bits of that total, from a packet's immediate data: the
     // full total is the nearest one at or above what is known.
-    void freed_low_bits(uint32_t low) {
-        const uint32_t ahead = low - static_cast<uint32_t>(freed_);
-        freed_total(freed_ + ahead);
-    }
+    void freed_low_bits(uint32_t low) { freed_total(widen(freed_, low)); }
     uint64_t sent() const { return sent_; }
 
 private:

@@ -60,6 +60,8 @@ struct peer {
     // Work requests posted to its queue pair, and known complete: a
     // completion of a signalled one completes every one posted before.
     uint64_t posted = 0, completed = 0, last_signalled = 0;
+    // `posted` when the keepalive last looked, and since when it is unchanged.
+    uint64_t seen_posted = 0;
     clock::time_point started{}, next_resend{}, last_used{};
     clock::duration resend_gap{};
     std::string failure;

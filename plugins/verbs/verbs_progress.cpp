@@ -113,6 +113,11 @@ void verbs_plugin::on_send_completion(const ibv_wc &wc, work *w) {
     peer &p = peers_[static_cast<size_t>(w->peer)];
     if (w->what != work::kind::connect) p.completed = std::max(p.completed, w->stamp);
     const completion_meaning m = meaning_of(wc.status);
+    // The request that failed says why; those flushed behind it, that the
+    // connection is gone.
+    const ccs_plugin_status_t status = m.fate != connection_fate::flushed ? m.status
+                                       : p.state == link::failed         ? CCS_PLUGIN_ERR_PEER_FAILED
+                                                                         : CCS_PLUGIN_ERR_TRANSPORT;
     if (wc.status != IBV_WC_SUCCESS && m.fate != connection_fate::flushed && w->what != work::kind::connect)
         fail_peer(p, std::string("the connection failed: ") + m.text);
     switch (w->what) {
@@ -130,8 +135,7 @@ void verbs_plugin::on_send_completion(const ibv_wc &wc, work *w) {
     case work::kind::rma: {
         rma_op *op = w->op;
         --op->pending;
-        if (wc.status != IBV_WC_SUCCESS && op->status == CCS_PLUGIN_OK)
-            op->status = p.state == link::failed ? CCS_PLUGIN_ERR_PEER_FAILED : m.status;
+        if (wc.status != IBV_WC_SUCCESS && op->status == CCS_PLUGIN_OK) op->status = status;
         if (op->width != 0) on_atomic_step(p, *op);
         else if (op->pending == 0 && (op->next == op->pieces.size() || op->status != CCS_PLUGIN_OK)) {
             if (op->next != op->pieces.size())
@@ -169,9 +173,14 @@ void verbs_plugin::check_idle_peers(clock::time_point now) {
             continue;
         }
         if (cfg_.keepalive.count() == 0) continue;
-        if (p.posted != p.completed || now - p.last_used < cfg_.keepalive) continue;
-        probe(p);
-        p.last_used = now;
+        if (p.posted != p.seen_posted) {  // in use since the last look
+            p.seen_posted = p.posted;
+            p.last_used = now;
+        } else if (now - p.last_used >= cfg_.keepalive) {
+            probe(p);
+            p.seen_posted = p.posted;
+            p.last_used = now;
+        }
     }
 }
 

@@ -9,13 +9,6 @@
 #include <cstring>
 
 namespace ccs::verbs {
-namespace {
-
-constexpr uint32_t key_tag = 0x4b425643;  // "CVBK"
-constexpr size_t packed_key_size = 4 + 8 + 8 + 4;
-
-}  // namespace
-
 ccs_plugin_status_t verbs_plugin::mem_reg(void *addr, size_t length, void **memh) {
     if (!addr || length == 0 || !memh) return CCS_PLUGIN_ERR_INVALID;
     if (port_.max_mr_size != 0 && length > port_.max_mr_size) {
@@ -45,31 +38,22 @@ void verbs_plugin::mem_dereg(void *memh) {
 ccs_plugin_status_t verbs_plugin::rkey_pack(void *memh, void *buffer, size_t *length) const {
     if (!memh || !length) return CCS_PLUGIN_ERR_INVALID;
     const size_t capacity = *length;
-    *length = packed_key_size;
+    *length = wire_key_size;
     if (!buffer) return CCS_PLUGIN_OK;
-    if (capacity < packed_key_size) return CCS_PLUGIN_ERR_INVALID;
     const auto *mr = static_cast<const ibv_mr *>(memh);
-    const uint64_t base = reinterpret_cast<uintptr_t>(mr->addr), size = mr->length;
-    auto *out = static_cast<uint8_t *>(buffer);
-    std::memcpy(out, &key_tag, 4);
-    std::memcpy(out + 4, &base, 8);
-    std::memcpy(out + 12, &size, 8);
-    std::memcpy(out + 20, &mr->rkey, 4);
-    return CCS_PLUGIN_OK;
+    const wire_key k{reinterpret_cast<uintptr_t>(mr->addr), mr->length, mr->rkey};
+    return encode_key(k, static_cast<uint8_t *>(buffer), capacity) ? CCS_PLUGIN_OK : CCS_PLUGIN_ERR_INVALID;
 }
 
 ccs_plugin_status_t verbs_plugin::rkey_unpack(int32_t rank, const void *buffer, size_t length, void **rkey) {
-    const peer *p = peer_at(rank);
-    if (!p || !buffer || length != packed_key_size || !rkey) return CCS_PLUGIN_ERR_INVALID;
-    const auto *in = static_cast<const uint8_t *>(buffer);
-    uint32_t tag;
-    remote_key k{rank, 0, 0, 0};
-    std::memcpy(&tag, in, 4);
-    std::memcpy(&k.base, in + 4, 8);
-    std::memcpy(&k.length, in + 12, 8);
-    std::memcpy(&k.rkey, in + 20, 4);
-    if (tag != key_tag || k.length == 0 || k.base + k.length < k.base) return CCS_PLUGIN_ERR_INVALID;
-    *rkey = new remote_key(k);
+    wire_key k;
+    std::string why;
+    if (!peer_at(rank) || !buffer || !rkey) return CCS_PLUGIN_ERR_INVALID;
+    if (!decode_key(buffer, length, k, why)) {
+        log(CCS_PLUGIN_LOG_WARN, "a key from rank " + std::to_string(rank) + " is refused: " + why);
+        return CCS_PLUGIN_ERR_INVALID;
+    }
+    *rkey = new remote_key{rank, k.base, k.length, k.rkey};
     return CCS_PLUGIN_OK;
 }
 

@@ -12,6 +12,7 @@ static_assert(std::endian::native == std::endian::little, "the verbs wire format
 
 // Queue pair and packet sequence numbers are 24-bit.
 constexpr uint32_t qpn_limit = 1u << 24;
+constexpr uint32_t key_tag = 0x4b425643;  // "CVBK"
 // More receive buffers than one peer could ever be granted.
 constexpr uint32_t credits_limit = 1u << 20;
 
@@ -176,6 +177,36 @@ bool decode_connect(const void *bytes, size_t length, int32_t job_size, int32_t 
     }
     if (out.type != connect_type::ready && (out.credits == 0 || out.credits > credits_limit)) {
         why = "connection message granting " + std::to_string(out.credits) + " receive buffers";
+        return false;
+    }
+    return true;
+}
+
+size_t encode_key(const wire_key &k, uint8_t *out, size_t capacity) {
+    if (capacity < wire_key_size) return 0;
+    writer w(out);
+    w.put(key_tag);
+    w.put(k.base);
+    w.put(k.length);
+    w.put(k.rkey);
+    return wire_key_size;
+}
+
+bool decode_key(const void *bytes, size_t length, wire_key &out, std::string &why) {
+    if (length != wire_key_size) {
+        why = "verbs key of " + std::to_string(length) + " bytes (expected " + std::to_string(wire_key_size) + ")";
+        return false;
+    }
+    reader r(bytes);
+    if (r.get<uint32_t>() != key_tag) {
+        why = "verbs key without its tag";
+        return false;
+    }
+    out.base = r.get<uint64_t>();
+    out.length = r.get<uint64_t>();
+    out.rkey = r.get<uint32_t>();
+    if (out.length == 0 || out.base + out.length < out.base) {
+        why = "verbs key to an empty region or one that wraps around the address space";
         return false;
     }
     return true;

@@ -32,7 +32,7 @@ struct wire_address {
     uint64_t credit_base = 0;
     uint32_t credit_rkey = 0;
 };
-inline constexpr size_t wire_address_size = 56;
+inline constexpr size_t wire_address_size = 52;
 
 size_t encode_address(const wire_address &a, uint8_t *out, size_t capacity);
 // False with `why` for anything but a well-formed address of this version.
@@ -62,5 +62,18 @@ size_t encode_connect(const connect_message &m, uint8_t *out, size_t capacity);
 // the message is for `me`; false with `why` otherwise.
 bool decode_connect(const void *bytes, size_t length, int32_t job_size, int32_t me, connect_message &out,
                     std::string &why);
+
+// A key to a registered region, as its owner packs it for peers.
+struct wire_key {
+    uint64_t base = 0;
+    uint64_t length = 0;
+    uint32_t rkey = 0;
+};
+inline constexpr size_t wire_key_size = 24;
+
+size_t encode_key(const wire_key &k, uint8_t *out, size_t capacity);
+// False with `why` unless well formed: the tag, a non-empty region that
+// does not wrap around the address space.
+bool decode_key(const void *bytes, size_t length, wire_key &out, std::string &why);
 
 }  // namespace ccs::verbs
