@@ -6,7 +6,7 @@
 #   3. ThreadSanitizer: the tests that use threads (unit tests, and the
 #      conformance jobs with threads and the progress thread);
 #   4. clang + libFuzzer + ASan/UBSan: the datadesc, layout wire, AM packet, remote key, RMA
-#      request, collective message and large-message header fuzzers, 60 s each.
+#      request, collective message, large-message header and verbs wire fuzzers, 60 s each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
@@ -43,6 +43,6 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz -DCMAKE_BUILD_TYPE=Debug 
   -DCCS_BUILD_PERF=OFF -DCCS_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
   > build-ci/fuzz.configure.log 2>&1 || { cat build-ci/fuzz.configure.log; exit 1; }
 cmake --build build-ci/fuzz -j"$jobs" --target fuzz_datadesc fuzz_am_packets fuzz_layout_wire fuzz_rkey fuzz_rma_requests fuzz_coll_messages \
-  fuzz_large_header > build-ci/fuzz.build.log 2>&1 ||
+  fuzz_large_header fuzz_verbs_wire > build-ci/fuzz.build.log 2>&1 ||
   { tail -n 80 build-ci/fuzz.build.log; exit 1; }
 (cd build-ci/fuzz && ctest --output-on-failure -j"$jobs" -R '^fuzz\.')
