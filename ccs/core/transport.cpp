@@ -4,6 +4,7 @@
 
 #include "util/log.hpp"
 #include "util/params.hpp"
+#include "util/poll_gap.hpp"
 
 #include <cctype>
 
@@ -55,6 +56,7 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.peer_send_lock = &transport::service_peer_send_lock;
     services_.local_acquire = &transport::service_local_acquire;
     services_.local_release = &transport::service_local_release;
+    services_.mem_unmapped = &transport::service_mem_unmapped;
 }
 
 transport::~transport() {
@@ -195,15 +197,31 @@ void transport::service_peer_send_lock(void *core, int32_t peer, int32_t take) {
     if (self->sink_) self->sink_->peer_send_lock(peer, take != 0);
 }
 
+void transport::set_lender(local_memory_lender *lender) {
+    lender_.store(lender);
+    if (!lender)
+        while (in_hooks_.load() != 0) cpu_pause();
+}
+
 void *transport::service_local_acquire(void *core, const void *addr, size_t length, void **hold) {
     auto *self = static_cast<transport *>(core);
-    if (!self->lender_ || !addr || length == 0 || !hold) return nullptr;
-    return self->lender_->lend(*self, addr, length, *hold);
+    local_memory_lender *lender = self->lender_.load(std::memory_order_relaxed);
+    if (!lender || !addr || length == 0 || !hold) return nullptr;
+    return lender->lend(*self, addr, length, *hold);
 }
 
 void transport::service_local_release(void *core, void *hold) {
     auto *self = static_cast<transport *>(core);
-    if (self->lender_ && hold) self->lender_->take_back(hold);
+    local_memory_lender *lender = self->lender_.load(std::memory_order_relaxed);
+    if (lender && hold) lender->take_back(hold);
+}
+
+void transport::service_mem_unmapped(void *core, const void *addr, size_t length) {
+    auto *self = static_cast<transport *>(core);
+    // Counted in before the lender is read: set_lender(nullptr) then waits.
+    self->in_hooks_.fetch_add(1);
+    if (local_memory_lender *lender = self->lender_.load(); lender && length > 0) lender->unmapped(addr, length);
+    self->in_hooks_.fetch_sub(1);
 }
 
 int32_t transport::service_mem_shareable(void *, const void *addr, size_t length, int32_t *fd, uint64_t *offset,

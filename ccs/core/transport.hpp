@@ -7,6 +7,7 @@
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,6 +53,8 @@ public:
     // `hold` is given back to take_back.
     virtual void *lend(const transport &t, const void *addr, size_t length, void *&hold) = 0;
     virtual void take_back(void *hold) = 0;
+    // [addr, addr + length) is about to be unmapped; from any thread.
+    virtual void unmapped(const void *addr, size_t length) = 0;
 
 protected:
     ~local_memory_lender() = default;
@@ -101,8 +104,9 @@ public:
     bool native_put() const { return (attr_.caps & CCS_PLUGIN_CAP_PUT) != 0; }
     bool native_get() const { return (attr_.caps & CCS_PLUGIN_CAP_GET) != 0; }
     void set_rma_sink(rma_sink *sink) { rma_sink_ = sink; }
-    // Null: the plugin is told no memory can be lent (at teardown).
-    void set_lender(local_memory_lender *lender) { lender_ = lender; }
+    // Null: the plugin is told no memory can be lent (at teardown); then
+    // returns once no memory hook of the plugin is still inside the lender.
+    void set_lender(local_memory_lender *lender);
     ccs_plugin_status_t mem_reg(void *addr, size_t length, void **memh) {
         return table().mem_reg(state_, addr, length, memh);
     }
@@ -164,6 +168,7 @@ private:
     static void service_peer_send_lock(void *core, int32_t peer, int32_t take);
     static void *service_local_acquire(void *core, const void *addr, size_t length, void **hold);
     static void service_local_release(void *core, void *hold);
+    static void service_mem_unmapped(void *core, const void *addr, size_t length);
     static int32_t service_mem_shareable(void *core, const void *addr, size_t length, int32_t *fd, uint64_t *offset,
                                          uint64_t *id);
 
@@ -176,7 +181,9 @@ private:
     bool concurrent_ = false;
     packet_sink *sink_ = nullptr;
     rma_sink *rma_sink_ = nullptr;
-    local_memory_lender *lender_ = nullptr;
+    // Read by memory hooks on any thread; in_hooks_ counts those inside.
+    std::atomic<local_memory_lender *> lender_{nullptr};
+    std::atomic<int> in_hooks_{0};
     bool logging_into_reason_ = false;  // during query: keep the last line logged
     std::string last_log_;
     std::map<std::string, std::string> param_values_;  // keeps returned strings alive

@@ -82,6 +82,10 @@ public:
         return s_.local_acquire(s_.core, addr, length, &hold);
     }
     void local_release(void *hold) const { s_.local_release(s_.core, hold); }
+    // Memory about to be unmapped (ccs_plugin_v1.h: mem_unmapped); any thread.
+    void mem_unmapped(const void *addr, size_t length) const {
+        if (CCS_PLUGIN_HAS(&s_, mem_unmapped)) s_.mem_unmapped(s_.core, addr, length);
+    }
 
     // The core's lock around sends to `peer` (ccs_plugin_v1.h:
     // peer_send_lock), held for the life of the object where `needed`.

@@ -170,6 +170,7 @@ public:
     // What a test of the plugin's own code may look at.
     const peer *peer_state(int32_t rank) const { return peer_at(rank); }
     const port_facts &port() const { return port_; }
+    const ccs_plugin_services_v1_t &raw_services() const { return core_.raw(); }
 
 private:
     void log(int32_t level, const std::string &message) const { core_.log(level, message); }

@@ -94,6 +94,7 @@ public:
     // block), held until take_back.
     void *lend(const transport &t, const void *addr, size_t length, void *&hold) override;
     void take_back(void *hold) override;
+    void unmapped(const void *addr, size_t length) override { cache_.note_unmapped(addr, length); }
 
     // registration_backend
     ccs_status_t mem_reg(region &r) override;

@@ -65,6 +65,8 @@ ccs_status_t registration_cache::acquire(const void *addr, size_t len, region *&
     if (len == 0 || at + len < at || at + len > UINTPTR_MAX - page_) return CCS_ERR_INVALID_ARG;
     const uintptr_t start = at & ~(page_ - 1);
     const uintptr_t end = (at + len + page_ - 1) & ~(page_ - 1);
+    if (unmapped_.pending()) [[unlikely]]
+        unmapped_.take([this](uintptr_t s, uintptr_t e) { invalidate(reinterpret_cast<const void *>(s), e - s); });
     if (region *hit = lookup(start, end)) {
         take(hit);
         ++stats_.hits;

@@ -12,6 +12,8 @@
 // retried (the firehose idea).
 #pragma once
 
+#include "core/memory/unmapped_ranges.hpp"
+
 #include <ccs/ccs.h>
 
 #include <cstdint>
@@ -82,6 +84,12 @@ public:
     // hit a region over them. Unused ones are deregistered, used ones leave
     // the lookup map (their users still release them).
     void invalidate(const void *addr, size_t len);
+    // The same, reported by a transport's memory hooks from any thread at
+    // any moment: acted on before the next request is looked up.
+    void note_unmapped(const void *addr, size_t len) {
+        const auto start = reinterpret_cast<uintptr_t>(addr);
+        unmapped_.add(start & ~(page_ - 1), start + len);
+    }
 
     const registration_stats &stats() const { return stats_; }
     size_t page_size() const { return page_; }
@@ -96,6 +104,7 @@ private:
 
     registration_backend &backend_;
     size_t page_;
+    unmapped_ranges unmapped_;
     size_t max_unused_;
     uint64_t next_id_ = 1;
     std::map<uintptr_t, region *> by_start_;  // findable regions, disjoint

@@ -214,6 +214,15 @@ typedef struct ccs_plugin_services_v1 {
      * within put, get and atomic. */
     void *(*local_acquire)(void *core, const void *addr, size_t length, void **hold);
     void (*local_release)(void *core, void *hold);
+    /* [addr, addr + length) is about to be unmapped (appended: check
+     * struct_size before use). A plugin whose registrations pin pages
+     * (an adapter's memory regions) reports it from its memory hooks, so
+     * that the core's cache never again hands out a region over those
+     * pages and deregisters it once unused: a region kept over memory
+     * mapped anew would move the old pages. May be called from any
+     * thread at any moment, inside munmap or malloc; it neither allocates
+     * nor blocks. */
+    void (*mem_unmapped)(void *core, const void *addr, size_t length);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
