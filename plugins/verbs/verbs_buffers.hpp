@@ -39,6 +39,7 @@ public:
     size_t buffer_size() const { return size_; }
     uint32_t count() const { return static_cast<uint32_t>(slots_.size()); }
     uint32_t free_count() const { return static_cast<uint32_t>(free_.size()); }
+    size_t regions() const { return slabs_.size(); }
 
 private:
     struct slot {

@@ -261,6 +261,7 @@ private:
     std::unique_ptr<buffer_pool> send_buffers_, receive_buffers_, connect_buffers_;
     std::unique_ptr<buffer_pool> replies_;  // 8-byte words atomics return old values in
     uint32_t receives_posted_ = 0;
+    uint64_t regions_ = 0;  // mem_reg's, against the device's limit
     // credit_words_[r]: what rank r last wrote of the buffers it freed for us.
     uint64_t *credit_words_ = nullptr;
     ibv_mr *credit_mr_ = nullptr;

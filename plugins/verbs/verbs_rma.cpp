@@ -16,6 +16,13 @@ ccs_plugin_status_t verbs_plugin::mem_reg(void *addr, size_t length, void **memh
                                      std::to_string(port_.max_mr_size));
         return CCS_PLUGIN_ERR_LIMIT;
     }
+    // The device's regions: those registered for the core, and the plugin's own.
+    const size_t own = 1 + send_buffers_->regions() + receive_buffers_->regions() + connect_buffers_->regions() +
+                       replies_->regions();
+    if (regions_ + own >= static_cast<uint64_t>(port_.max_mr)) {
+        log(CCS_PLUGIN_LOG_INFO, "the device's " + std::to_string(port_.max_mr) + " memory regions are in use");
+        return CCS_PLUGIN_ERR_LIMIT;
+    }
     const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                        (port_.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
     ibv_mr *mr = ops_.reg_mr(pd_, addr, length, access);
@@ -28,11 +35,14 @@ ccs_plugin_status_t verbs_plugin::mem_reg(void *addr, size_t length, void **memh
         return err == EFAULT || err == EINVAL ? CCS_PLUGIN_ERR_INVALID : CCS_PLUGIN_ERR_SYSTEM;
     }
     *memh = mr;
+    ++regions_;
     return CCS_PLUGIN_OK;
 }
 
 void verbs_plugin::mem_dereg(void *memh) {
-    if (memh) ops_.dereg_mr(static_cast<ibv_mr *>(memh));
+    if (!memh) return;
+    ops_.dereg_mr(static_cast<ibv_mr *>(memh));
+    --regions_;
 }
 
 ccs_plugin_status_t verbs_plugin::rkey_pack(void *memh, void *buffer, size_t *length) const {

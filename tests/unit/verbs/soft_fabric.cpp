@@ -80,7 +80,7 @@ int soft_host::query_device(ibv_context *context, ibv_device_attr &attr) {
     attr.max_srq_wr = d.max_srq_wr;
     attr.max_qp_rd_atom = 16;
     attr.max_cqe = d.max_cqe;
-    attr.max_mr = 1 << 20;
+    attr.max_mr = d.max_mr;
     attr.max_mr_size = uint64_t{1} << 40;
     return 0;
 }

@@ -35,6 +35,7 @@ struct soft_device_spec {
     int max_srq_wr = 16384;
     int max_cqe = 65536;
     uint32_t max_inline = 220;    // 0: the device takes no inline data
+    int max_mr = 1 << 20;
 };
 
 class soft_fabric;

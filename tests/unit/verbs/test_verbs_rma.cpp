@@ -214,6 +214,29 @@ TEST(VerbsRma, AtomicsMatchASequentialModel) {
     }
 }
 
+TEST(VerbsRma, RegistrationStopsAtTheDevicesLimitsAndWhenMemoryCannotBeLocked) {
+    soft_device_spec few;
+    few.max_mr = 6;  // the plugin's own four (buffers, credit words) and two more
+    soft_job job(1, {}, {few});
+    ASSERT_TRUE(job.ready()) << job.why_not_ready();
+    std::vector<uint8_t> memory(4096);
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &a), CCS_PLUGIN_OK);
+    ASSERT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &b), CCS_PLUGIN_OK);
+    void *c = nullptr;
+    EXPECT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &c), CCS_PLUGIN_ERR_LIMIT) << "the cache evicts and retries";
+    job.plugin(0).mem_dereg(b);
+    job.host(0).fail_next_reg_mr = ENOMEM;  // RLIMIT_MEMLOCK reached
+    EXPECT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &c), CCS_PLUGIN_ERR_LIMIT);
+    job.host(0).fail_next_reg_mr = EFAULT;  // not mapped
+    EXPECT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &c), CCS_PLUGIN_ERR_INVALID);
+    ASSERT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &c), CCS_PLUGIN_OK);
+    job.plugin(0).mem_dereg(a);
+    job.plugin(0).mem_dereg(c);
+    EXPECT_EQ(job.plugin(0).mem_reg(nullptr, 4096, &c), CCS_PLUGIN_ERR_INVALID);
+    EXPECT_EQ(job.plugin(0).mem_reg(memory.data(), 0, &c), CCS_PLUGIN_ERR_INVALID);
+}
+
 TEST(VerbsRma, AtomicsWithoutTheAdaptersSupportAreUnsupported) {
     soft_device_spec plain;
     plain.atomics = false;
