@@ -147,9 +147,8 @@ public:
 
     // verbs_send.cpp
     ccs_plugin_status_t am_send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count);
-    // verbs_progress.cpp
+    // verbs_progress.cpp: progress, and sleeping on the completion channel.
     int32_t progress();
-    // verbs_sleep.cpp
     int32_t wakeup_fd() const;
     ccs_plugin_status_t wakeup_arm();
 
@@ -229,6 +228,10 @@ private:
     int poll();
 
     // verbs_rma.cpp
+    // put (RDMA write) or get (RDMA read): checked, cut into pieces, started.
+    template <typename Local>
+    ccs_plugin_status_t transfer(ibv_wr_opcode opcode, int32_t rank, const Local *local, size_t nlocal,
+                                 const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
     ccs_plugin_status_t start_rma(peer &p, rma_op *op);
     // Posts what the send queue has room for; false if the adapter refused.
     bool issue_pieces(peer &p, rma_op &op);

@@ -189,9 +189,10 @@ bool within(const remote_key &k, const ccs_plugin_remote_v1_t *remote, size_t nr
 
 }  // namespace
 
-ccs_plugin_status_t verbs_plugin::put(int32_t rank, const ccs_plugin_iov_v1_t *local, size_t nlocal,
-                                      const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey,
-                                      uint64_t token) {
+template <typename Local>
+ccs_plugin_status_t verbs_plugin::transfer(ibv_wr_opcode opcode, int32_t rank, const Local *local, size_t nlocal,
+                                           const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey,
+                                           uint64_t token) {
     peer *p = peer_at(rank);
     const auto *k = static_cast<const remote_key *>(rkey);
     if (!p || !k || k->rank != rank || (nlocal && !local) || (nremote && !remote)) return CCS_PLUGIN_ERR_INVALID;
@@ -201,12 +202,12 @@ ccs_plugin_status_t verbs_plugin::put(int32_t rank, const ccs_plugin_iov_v1_t *l
     auto *op = new rma_op;
     op->token = token;
     op->peer = rank;
-    op->opcode = IBV_WR_RDMA_WRITE;
+    op->opcode = opcode;
     op->rkey = k->rkey;
     size_t total = 0;
     for (size_t i = 0; i < nlocal; ++i) total += local[i].length;
     // Small puts go inline: the adapter copies them at posting, no key needed.
-    const bool inline_all = total <= max_inline_ && nlocal == 1 && nremote == 1;
+    const bool inline_all = opcode == IBV_WR_RDMA_WRITE && total <= max_inline_ && nlocal == 1 && nremote == 1;
     const bool cut = cut_pieces(local, nlocal, remote, nremote, largest_piece(), op->pieces,
                                 [&](size_t i, uint32_t &lkey) {
                                     if (inline_all) return lkey = 0, true;
@@ -214,34 +215,23 @@ ccs_plugin_status_t verbs_plugin::put(int32_t rank, const ccs_plugin_iov_v1_t *l
                                 });
     if (!cut) {
         discard_rma(op);
-        log(CCS_PLUGIN_LOG_WARN, "put: the local buffer cannot be registered");
+        log(CCS_PLUGIN_LOG_WARN, std::string(opcode == IBV_WR_RDMA_WRITE ? "put" : "get") +
+                                     ": the local buffer cannot be registered");
         return CCS_PLUGIN_ERR_ACCESS;
     }
     return start_rma(*p, op);
 }
 
+ccs_plugin_status_t verbs_plugin::put(int32_t rank, const ccs_plugin_iov_v1_t *local, size_t nlocal,
+                                      const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey,
+                                      uint64_t token) {
+    return transfer(IBV_WR_RDMA_WRITE, rank, local, nlocal, remote, nremote, rkey, token);
+}
+
 ccs_plugin_status_t verbs_plugin::get(int32_t rank, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                                       const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey,
                                       uint64_t token) {
-    peer *p = peer_at(rank);
-    const auto *k = static_cast<const remote_key *>(rkey);
-    if (!p || !k || k->rank != rank || (nlocal && !local) || (nremote && !remote)) return CCS_PLUGIN_ERR_INVALID;
-    if (!within(*k, remote, nremote)) return CCS_PLUGIN_ERR_ACCESS;
-    const ccs_plugin_status_t st = usable(*p);
-    if (st != CCS_PLUGIN_OK) return st;
-    auto *op = new rma_op;
-    op->token = token;
-    op->peer = rank;
-    op->opcode = IBV_WR_RDMA_READ;
-    op->rkey = k->rkey;
-    const bool cut = cut_pieces(local, nlocal, remote, nremote, largest_piece(), op->pieces,
-                                [&](size_t i, uint32_t &lkey) { return lend(local[i].base, local[i].length, *op, lkey); });
-    if (!cut) {
-        discard_rma(op);
-        log(CCS_PLUGIN_LOG_WARN, "get: the local buffer cannot be registered");
-        return CCS_PLUGIN_ERR_ACCESS;
-    }
-    return start_rma(*p, op);
+    return transfer(IBV_WR_RDMA_READ, rank, local, nlocal, remote, nremote, rkey, token);
 }
 
 }  // namespace ccs::verbs
