@@ -72,7 +72,7 @@ ccs_plugin_status_t verbs_plugin::create_pair(peer &p, std::string &why) {
     qa.srq = srq_;
     qa.qp_type = IBV_QPT_RC;
     qa.sq_sig_all = 0;
-    qa.cap.max_send_wr = cfg_.send_queue;
+    qa.cap.max_send_wr = send_queue_;
     qa.cap.max_send_sge = static_cast<uint32_t>(std::min(port_.max_sge, 4));
     qa.cap.max_inline_data = 220;
     ibv_qp *qp = ops_.create_qp(pd_, qa);
@@ -147,7 +147,6 @@ bool verbs_plugin::send_connect(peer &p, connect_type type) {
         return false;
     }
     ++connect_sends_;
-    ++signalled_;
     return true;
 }
 

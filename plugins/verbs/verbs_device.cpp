@@ -161,7 +161,7 @@ ccs_plugin_status_t read_port(verbs_ops &ops, ibv_context *context, const std::s
     facts.max_sge = dev.max_sge;
     facts.max_qp_wr = dev.max_qp_wr;
     facts.max_srq_wr = dev.max_srq > 0 ? dev.max_srq_wr : 0;
-    facts.max_rd_atomic = dev.max_qp_rd_atom;
+    facts.max_rd_atomic = std::min(dev.max_qp_rd_atom, dev.max_qp_init_rd_atom);
     facts.max_cqe = dev.max_cqe;
     facts.max_mr = dev.max_mr;
     facts.max_mr_size = dev.max_mr_size;

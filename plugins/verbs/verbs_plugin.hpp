@@ -27,6 +27,9 @@ namespace ccs::verbs {
 
 using clock = std::chrono::steady_clock;
 
+// The tag of an unsignalled send request's id (verbs_progress.cpp).
+inline constexpr uint64_t tag_plain = 3;
+
 struct config {
     device_request device;        // CCS_VERBS_DEVICE, CCS_VERBS_GID_INDEX
     size_t eager_size = 8192;     // a receive buffer: the largest packet
@@ -208,7 +211,13 @@ private:
     // unsignalled run grows long); false when the adapter refused it.
     bool post(peer &p, ibv_send_wr &wr, work *w);
     bool send_room(const peer &p, uint32_t requests) const {
-        return p.in_flight() + requests <= cfg_.send_queue && signalled_ + requests <= send_cq_room_;
+        return p.in_flight() + requests <= send_queue_ && in_flight_ + requests <= send_cq_room_;
+    }
+    // Every request of p's up to `stamp` completed (they complete in order).
+    void completed_up_to(peer &p, uint64_t stamp) {
+        if (stamp <= p.completed) return;
+        in_flight_ -= stamp - p.completed;
+        p.completed = stamp;
     }
     // Tells p of the buffers freed for it, by writing its credit word.
     void return_credits(peer &p);
@@ -254,8 +263,12 @@ private:
     ibv_comp_channel *channel_ = nullptr;
     ibv_cq *cq_ = nullptr;
     int cq_size_ = 0;
-    uint32_t send_cq_room_ = 0;  // signalled requests the queue may hold
-    uint32_t signalled_ = 0;     // in flight now
+    // Send requests in flight over all connections, each of which may
+    // complete with an entry (an error flushes them all): at most
+    // send_cq_room_, so the completion queue never overflows.
+    uint32_t send_cq_room_ = 0;
+    uint64_t in_flight_ = 0;
+    uint32_t send_queue_ = 0;  // per connection: CCS_VERBS_SEND_QUEUE within the device's limit
     bool armed_ = false;
     ibv_srq *srq_ = nullptr;
     uint32_t srq_capacity_ = 0;

@@ -2,8 +2,9 @@
 // order, buffers posted again and their credits returned, connections
 // brought up, idle peers watched, finished operations and failures told
 // to the core. Work request ids carry what completed: a receive buffer's
-// index (tag 1), a connection buffer's (tag 2), or a send-side work record
-// (tag 0; records are 8-byte aligned).
+// index (tag 1), a connection buffer's (tag 2), an unsignalled request's
+// place in its connection (tag 3: it completes only with an error or a
+// flush), or a send-side work record (tag 0; records are 8-byte aligned).
 #include "verbs_plugin.hpp"
 #include "verbs_status.hpp"
 
@@ -78,16 +79,17 @@ void verbs_plugin::on_completion(const ibv_wc &wc) {
         else connect_buffers_->give(b);
         return;
     }
-    default:
-        // A flushed unsignalled request has no record: nothing to do.
-        if (wc.wr_id != 0) on_send_completion(wc, reinterpret_cast<work *>(wc.wr_id));
-        else if (wc.status != IBV_WC_SUCCESS && wc.status != IBV_WC_WR_FLUSH_ERR) {
-            const auto it = rank_of_qpn_.find(wc.qp_num);
-            const completion_meaning m = meaning_of(wc.status);
-            if (it != rank_of_qpn_.end())
-                fail_peer(peers_[static_cast<size_t>(it->second)],
-                          std::string("the connection failed: ") + m.text);
-        }
+    case tag_plain: {
+        const auto it = rank_of_qpn_.find(wc.qp_num);
+        if (it == rank_of_qpn_.end()) return;
+        peer &p = peers_[static_cast<size_t>(it->second)];
+        completed_up_to(p, wc.wr_id >> 3);
+        const completion_meaning m = meaning_of(wc.status);
+        if (m.fate != connection_fate::intact && m.fate != connection_fate::flushed)
+            fail_peer(p, std::string("the connection failed: ") + m.text);
+        return;
+    }
+    default: on_send_completion(wc, reinterpret_cast<work *>(wc.wr_id));
     }
 }
 
@@ -109,9 +111,8 @@ void verbs_plugin::on_receive(const ibv_wc &wc) {
 }
 
 void verbs_plugin::on_send_completion(const ibv_wc &wc, work *w) {
-    --signalled_;
     peer &p = peers_[static_cast<size_t>(w->peer)];
-    if (w->what != work::kind::connect) p.completed = std::max(p.completed, w->stamp);
+    if (w->what != work::kind::connect) completed_up_to(p, w->stamp);
     const completion_meaning m = meaning_of(wc.status);
     // The request that failed says why; those flushed behind it, that the
     // connection is gone.

@@ -27,10 +27,12 @@ work *verbs_plugin::take_work(work::kind what, peer &p) {
 }
 
 bool verbs_plugin::post(peer &p, ibv_send_wr &wr, work *w) {
-    // Unsignalled requests leave the send queue only with a later
-    // signalled one: signal at least every half queue.
+    // Unsignalled requests leave the send queue, and the room they take in
+    // the completion queue, only with a later signalled one: signal at least
+    // every half queue, and every request once half the room is taken (else
+    // a few unsignalled ones on each of many connections could fill it).
     bool made_here = false;
-    if (!w && p.posted - p.last_signalled >= cfg_.send_queue / 2) {
+    if (!w && (p.posted - p.last_signalled >= send_queue_ / 2 || in_flight_ >= send_cq_room_ / 2)) {
         w = take_work(work::kind::send, p);
         made_here = true;
     }
@@ -39,6 +41,8 @@ bool verbs_plugin::post(peer &p, ibv_send_wr &wr, work *w) {
         wr.send_flags |= IBV_SEND_SIGNALED;
         wr.wr_id = reinterpret_cast<uintptr_t>(w);
         w->stamp = p.posted + 1;
+    } else {  // an error or a flush still completes it: its stamp says how far p got
+        wr.wr_id = (p.posted + 1) << 3 | tag_plain;
     }
     ibv_send_wr *bad = nullptr;
     const int err = ops_.post_send(p.qp->qp(), &wr, bad);
@@ -50,10 +54,8 @@ bool verbs_plugin::post(peer &p, ibv_send_wr &wr, work *w) {
         return false;
     }
     ++p.posted;
-    if (w) {
-        p.last_signalled = p.posted;
-        ++signalled_;
-    }
+    ++in_flight_;
+    if (w) p.last_signalled = p.posted;
     return true;
 }
 
@@ -83,7 +85,7 @@ ccs_plugin_status_t verbs_plugin::am_send(int32_t rank, const ccs_plugin_iov_v1_
                                      0};
     } else {
         int32_t b = send_buffers_->take();
-        if (b < 0 && send_buffers_->count() < 64u * cfg_.send_queue && send_buffers_->grow(pd_, 64))
+        if (b < 0 && send_buffers_->count() < 64u * send_queue_ && send_buffers_->grow(pd_, 64))
             b = send_buffers_->take();
         if (b < 0) return CCS_PLUGIN_AGAIN;
         uint8_t *to = send_buffers_->at(b);

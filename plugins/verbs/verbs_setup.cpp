@@ -95,7 +95,12 @@ ccs_plugin_status_t verbs_plugin::create_queues(std::string &why) {
 ccs_plugin_status_t verbs_plugin::init() {
     std::string why;
     ccs_plugin_status_t st = open_port(why);
-    if (st == CCS_PLUGIN_OK) st = create_queues(why);
+    if (st == CCS_PLUGIN_OK) {
+        // Within what the device allows: reads and atomics in flight, queue depth.
+        cfg_.rc.max_rd_atomic = static_cast<uint8_t>(std::clamp(port_.max_rd_atomic, 1, 16));
+        send_queue_ = std::min<uint32_t>(cfg_.send_queue, static_cast<uint32_t>(std::max(port_.max_qp_wr, 16)));
+        st = create_queues(why);
+    }
     if (st != CCS_PLUGIN_OK) {
         log(st == CCS_PLUGIN_ERR_NO_DEVICE ? CCS_PLUGIN_LOG_INFO : CCS_PLUGIN_LOG_ERROR, why);
         return st;

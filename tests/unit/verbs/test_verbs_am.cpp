@@ -176,6 +176,31 @@ TEST(VerbsAm, ADeadPeerIsReportedOnceAndTheOthersGoOn) {
     EXPECT_EQ(job.core(2).delivered[1].second, packet(1, 8));
 }
 
+// Everything in flight to a dead peer completes flushed, signalled or not:
+// the completion queue holds it all and the room it took comes back.
+TEST(VerbsAm, WhatWasInFlightToADeadPeerFreesItsRoomForTheOthers) {
+    soft_device_spec small;
+    small.max_cqe = 1024;  // room for 256 send requests in flight in all
+    soft_job job(3, {{"CREDITS", "300"}, {"SEND_QUEUE", "512"}}, {small});
+    ASSERT_TRUE(job.ready()) << job.why_not_ready();
+    job.fabric.retry_time = std::chrono::milliseconds(30);
+    ASSERT_EQ(job.send(0, 1, packet(0, 8)), CCS_PLUGIN_OK);
+    ASSERT_EQ(job.send(0, 2, packet(0, 8)), CCS_PLUGIN_OK);
+    ASSERT_TRUE(job.until([&] { return job.core(1).delivered.size() == 1 && job.core(2).delivered.size() == 1; }));
+    job.until([] { return false; }, 0.02);
+    job.host(1).dead = true;
+    const std::vector<uint8_t> p = packet(1, 8);
+    const ccs_plugin_iov_v1_t iov{p.data(), p.size()};
+    int sent = 0;
+    while (job.plugin(0).am_send(1, &iov, 1) == CCS_PLUGIN_OK) ++sent;
+    EXPECT_GE(sent, 250) << "the whole room went to rank 1";
+    EXPECT_EQ(job.plugin(0).am_send(2, &iov, 1), CCS_PLUGIN_AGAIN) << "none left for rank 2";
+    ASSERT_TRUE(job.until([&] { return !job.core(0).failed.empty(); }, 5, 1));
+    for (uint32_t i = 1; i <= 600; ++i) ASSERT_EQ(job.send(0, 2, packet(i, 8), 5, 1), CCS_PLUGIN_OK) << i;
+    ASSERT_TRUE(job.until([&] { return job.core(2).delivered.size() == 601; }, 5, 1));
+    EXPECT_FALSE(job.fabric.cq_overflow);
+}
+
 TEST(VerbsAm, AnIdlePeerThatDiesIsNoticedByTheKeepalive) {
     soft_job job(2, {{"KEEPALIVE_MS", "20"}});
     ASSERT_TRUE(job.ready()) << job.why_not_ready();
