@@ -26,6 +26,8 @@ ccs_plugin_status_t verbs_plugin::mem_reg(void *addr, size_t length, void **memh
     const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                        (port_.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
     ibv_mr *mr = ops_.reg_mr(pd_, addr, length, access);
+    if (!mr && (errno == EFAULT || errno == EACCES || errno == EPERM))  // read-only pages: a put's source, say
+        mr = ops_.reg_mr(pd_, addr, length, IBV_ACCESS_REMOTE_READ);
     if (!mr) {
         const int err = errno;
         log(CCS_PLUGIN_LOG_INFO, "ibv_reg_mr of " + std::to_string(length) + " bytes failed: " + std::strerror(err));

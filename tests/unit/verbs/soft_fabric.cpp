@@ -136,6 +136,14 @@ ibv_mr *soft_host::reg_mr(ibv_pd *pd, void *addr, size_t length, int access) {
         fail_next_reg_mr = 0;
         return nullptr;
     }
+    const int writes = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+    for (const auto &[start, n] : read_only) {
+        const auto *a = static_cast<const uint8_t *>(addr), *s = static_cast<const uint8_t *>(start);
+        if ((access & writes) && a < s + n && s < a + length) {
+            errno = EFAULT;
+            return nullptr;
+        }
+    }
     auto *mr = new soft_mr{};
     mr->context = pd->context;
     mr->pd = pd;

@@ -53,6 +53,8 @@ public:
     int fail_next_modify = 0;
     // The next reg_mr fails with this errno.
     int fail_next_reg_mr = 0;
+    // Pages mapped read-only: reg_mr refuses write access to them (EFAULT).
+    std::vector<std::pair<const void *, size_t>> read_only;
     // A dead host answers nothing: reliable sends to it exhaust their retries.
     bool dead = false;
     // Why list_devices finds nothing when there are no devices.

@@ -99,6 +99,19 @@ TEST(VerbsRma, SmallPutsGoInlineAndBorrowNothing) {
     EXPECT_TRUE(std::equal(a.begin(), a.end(), target.bytes.begin() + 8));
 }
 
+TEST(VerbsRma, APutFromReadOnlyMemoryIsRegisteredForReading) {
+    soft_job job(2);
+    ASSERT_TRUE(job.ready()) << job.why_not_ready();
+    exposed target(job, 1, 0, 64 << 10);
+    const std::vector<uint8_t> constant = pattern(20000, 5);  // beyond inline: lent by the cache
+    job.host(0).read_only.emplace_back(constant.data(), constant.size());
+    const ccs_plugin_iov_v1_t local{constant.data(), constant.size()};
+    const ccs_plugin_remote_v1_t remote{target.at(0), constant.size()};
+    EXPECT_EQ(run(job, 0, 5, [&] { return job.plugin(0).put(1, &local, 1, &remote, 1, target.rkey, 5); }), CCS_PLUGIN_OK);
+    EXPECT_TRUE(std::equal(constant.begin(), constant.end(), target.bytes.begin()));
+    EXPECT_EQ(job.core(0).loans, 0u);
+}
+
 TEST(VerbsRma, ManyPiecesWaitForRoomInTheSendQueue) {
     soft_device_spec small;
     small.max_message = 4096;
@@ -228,7 +241,7 @@ TEST(VerbsRma, RegistrationStopsAtTheDevicesLimitsAndWhenMemoryCannotBeLocked) {
     job.plugin(0).mem_dereg(b);
     job.host(0).fail_next_reg_mr = ENOMEM;  // RLIMIT_MEMLOCK reached
     EXPECT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &c), CCS_PLUGIN_ERR_LIMIT);
-    job.host(0).fail_next_reg_mr = EFAULT;  // not mapped
+    job.host(0).fail_next_reg_mr = EINVAL;  // a range the device refuses
     EXPECT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &c), CCS_PLUGIN_ERR_INVALID);
     ASSERT_EQ(job.plugin(0).mem_reg(memory.data(), 4096, &c), CCS_PLUGIN_OK);
     job.plugin(0).mem_dereg(a);
