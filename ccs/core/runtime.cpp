@@ -283,7 +283,7 @@ int runtime::poll_shared() {
     }
     if (!background) {
         api_lock::let_others_in();
-        ++application_polls_;
+        application_polls_.store(application_polls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
     int events = poll();
     if (!background && am_->deferred_waiting()) events += am_->run_deferred();
@@ -300,14 +300,18 @@ void runtime::sleep_if_idle_long() {
         pace_.slice = std::min(pace_.slice * 2, settings_.wait_sleep_max);
 }
 
+bool runtime::application_polled() {
+    const uint64_t polls = application_polls_.load(std::memory_order_relaxed);
+    if (polls == application_polls_seen_) return false;
+    application_polls_seen_ = polls;
+    return true;
+}
+
 bool runtime::serve_in_background() {
-    if (application_polls_ != application_polls_seen_) {
-        application_polls_seen_ = application_polls_;
-        return true;
-    }
+    if (application_polled()) return true;
     // Serve until idle a while, or until the application polls again, or
     // until what waits for the application reaches the queue limit.
-    for (uint32_t idle = 0; idle < 64 && application_polls_ == application_polls_seen_ && !am_->deferred_full();) {
+    for (uint32_t idle = 0; idle < 64 && !application_polled() && !am_->deferred_full();) {
         am_->set_deferring(true);
         const int events = poll();
         am_->set_deferring(false);
@@ -320,7 +324,7 @@ bool runtime::serve_in_background() {
         api_lock::let_others_in();
     }
     if (am_->deferred_full()) return true;  // the application must run them first: look again later
-    if (application_polls_ == application_polls_seen_) sleeper_.sleep(settings_.wait_sleep_max);
+    if (!application_polled()) sleeper_.sleep(settings_.wait_sleep_max);
     return false;
 }
 
@@ -329,8 +333,9 @@ void runtime::start_progress_thread() {
     // lock is biased towards it.
     api_lock::set_biased(thread_level_ < CCS_THREAD_MULTIPLE);
     api_lock::set(true);
-    application_polls_seen_ = application_polls_;
-    progress_thread_.start([this] { return serve_in_background(); }, [this] { sleeper_.wake(); });
+    application_polls_seen_ = application_polls_.load(std::memory_order_relaxed);
+    progress_thread_.start([this] { return application_polled(); }, [this] { return serve_in_background(); },
+                           [this] { sleeper_.wake(); });
 }
 
 void runtime::enable_fast_paths() {

@@ -232,6 +232,9 @@ private:
     // The progress thread's round (progress_thread.hpp): true when the
     // application polled since the last one.
     bool serve_in_background();
+    // The progress thread, without the lock: whether the application
+    // polled since it last looked.
+    bool application_polled();
     void start_progress_thread();
 
     settings settings_;
@@ -267,8 +270,10 @@ private:
     int thread_level_ = CCS_THREAD_SINGLE;
     // Application passes through progress(); the progress thread stays
     // out of the way while they go on.
-    uint64_t application_polls_ = 0;
-    uint64_t application_polls_seen_ = 0;
+    // Counted by the application's polls (under the lock, so one writer at
+    // a time); the progress thread reads it without the lock.
+    std::atomic<uint64_t> application_polls_{0};
+    uint64_t application_polls_seen_ = 0;  // the progress thread's
     progress_thread progress_thread_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <hwloc.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace ccs {
@@ -20,7 +21,8 @@ using bitmap = std::unique_ptr<hwloc_bitmap_s, bitmap_deleter>;
 
 }  // namespace
 
-void progress_thread::start(std::function<bool()> serve, std::function<void()> wake) {
+void progress_thread::start(std::function<bool()> polled, std::function<bool()> serve, std::function<void()> wake) {
+    polled_ = std::move(polled);
     serve_ = std::move(serve);
     wake_ = std::move(wake);
     stop_.store(false);
@@ -41,14 +43,27 @@ void progress_thread::run() {
     api_lock::mark_progress_thread();
     binding_ = bind_self();
     bound_.store(true, std::memory_order_release);
+    // Each look that finds the application polling again doubles the wait
+    // before the next (up to look_at_most): waking on its CPU costs the
+    // application a context switch each time.
+    auto wait = look_every;
     while (!stop_.load(std::memory_order_relaxed)) {
+        if (polled_()) {
+            std::this_thread::sleep_for(wait);
+            wait = std::min(wait * 2, look_at_most);
+            continue;
+        }
         bool application_polls = false;
         {
             const api_lock::entry inside;
             if (stop_.load(std::memory_order_relaxed)) break;
             application_polls = serve_();
         }
-        if (application_polls) std::this_thread::sleep_for(look_every);
+        if (application_polls) {
+            std::this_thread::sleep_for(wait);
+            continue;
+        }
+        wait = look_every;
     }
 }
 

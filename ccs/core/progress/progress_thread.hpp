@@ -16,19 +16,24 @@ namespace ccs {
 
 class progress_thread {
 public:
-    // How often the thread looks whether the application still polls.
+    // How often the thread looks whether the application still polls: at
+    // first, and at most once it has kept polling for a while.
     static constexpr std::chrono::microseconds look_every{1000};
+    static constexpr std::chrono::microseconds look_at_most{16000};
 
     progress_thread() = default;
     ~progress_thread() { stop(); }
     progress_thread(const progress_thread &) = delete;
     progress_thread &operator=(const progress_thread &) = delete;
 
-    // `serve` runs under the API lock each round; it returns true when the
-    // application polled since the last round (the thread then only waits
-    // `look_every`), false after it served and slept on the wake-ups.
-    // `wake` cuts that sleep short (stop() calls it).
-    void start(std::function<bool()> serve, std::function<void()> wake);
+    // Each round `polled` looks, without the API lock, whether the
+    // application polled since the last look: then the thread only waits
+    // `look_every`, and takes no lock (taking it costs the application a
+    // membarrier). Otherwise `serve` runs under the lock; it returns true
+    // when the application polled meanwhile (wait `look_every` again),
+    // false after it served and slept on the wake-ups. `wake` cuts that
+    // sleep short (stop() calls it).
+    void start(std::function<bool()> polled, std::function<bool()> serve, std::function<void()> wake);
     // Joins the thread. The caller must not hold the API lock.
     void stop();
     bool running() const { return thread_.joinable(); }
@@ -39,6 +44,7 @@ private:
     void run();
     std::string bind_self();
 
+    std::function<bool()> polled_;
     std::function<bool()> serve_;
     std::function<void()> wake_;
     std::atomic<bool> stop_{false};
