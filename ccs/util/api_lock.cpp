@@ -12,21 +12,7 @@
 #include "util/poll_gap.hpp"
 
 namespace ccs {
-
-namespace api_lock_state {
-thread_local uint32_t t_depth __attribute__((tls_model("initial-exec"))) = 0;
-thread_local bool t_progress_thread __attribute__((tls_model("initial-exec"))) = false;
-std::atomic<bool> g_biased{false};
-std::atomic<uint32_t> g_waiting{0};
-std::atomic<uint32_t> g_application_in{0};
-std::atomic<uint32_t> g_progress_in{0};
-std::atomic<uint32_t> g_application_waiting{0};
-std::atomic<uint32_t> g_progress_waiting{0};
-}  // namespace api_lock_state
-
 namespace {
-
-using namespace api_lock_state;
 
 // A test-and-set lock whose release is a plain store. A mutex's release is
 // an atomic exchange, which on x86 waits for the loads before it: in a
@@ -35,8 +21,14 @@ using namespace api_lock_state;
 // spins a little, then sleeps on the word in slices (a release that missed
 // it ends the slice).
 std::atomic<uint32_t> g_word{0};  // 1: held
+std::atomic<uint32_t> g_waiting{0};
 constexpr int spins_before_sleep = 64;
 constexpr long sleep_slice_ns = 50000;
+
+// Entry points this thread is inside while it holds the lock. Initial-exec:
+// every call while the lock is on reads it, and the general dynamic model
+// makes each read a call into the dynamic linker.
+thread_local uint32_t t_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 bool try_take() { return g_word.load(std::memory_order_relaxed) == 0 && g_word.exchange(1, std::memory_order_acquire) == 0; }
 
@@ -73,6 +65,12 @@ void give_word() {
 // the progress thread's membarrier, between its own mark and look, drains
 // every thread's, so at least one of two arriving together sees the other.
 // The one that sees the other inside steps back and waits for it to leave.
+std::atomic<bool> g_biased{false};
+std::atomic<uint32_t> g_application_in{0};
+std::atomic<uint32_t> g_progress_in{0};
+std::atomic<uint32_t> g_application_waiting{0};
+std::atomic<uint32_t> g_progress_waiting{0};
+thread_local bool t_progress_thread __attribute__((tls_model("initial-exec"))) = false;
 
 // One side's way in: mark itself inside (`mine`), make the marks meet
 // (the progress thread: membarrier; the application: a compiler fence,
@@ -97,14 +95,14 @@ void take_biased(std::atomic<uint32_t> &mine, std::atomic<uint32_t> &theirs, std
     }
 }
 
-void take_any() {
+void take() {
     if (!g_biased.load(std::memory_order_relaxed)) return take_word();
     if (t_progress_thread)
         return take_biased(g_progress_in, g_application_in, g_progress_waiting, g_application_waiting, true);
     take_biased(g_application_in, g_progress_in, g_application_waiting, g_progress_waiting, false);
 }
 
-void give_any() {
+void give() {
     if (!g_biased.load(std::memory_order_relaxed)) return give_word();
     if (t_progress_thread) {
         g_progress_in.store(0, std::memory_order_release);
@@ -117,11 +115,23 @@ void give_any() {
         wake_one(g_application_in);
 }
 
+// Whether a thread waits to get in.
+bool others_wait() {
+    if (!g_biased.load(std::memory_order_relaxed)) return g_waiting.load(std::memory_order_relaxed) != 0;
+    return (t_progress_thread ? g_application_waiting : g_progress_waiting).load(std::memory_order_relaxed) != 0;
+}
+
 }  // namespace
 
-void api_lock::take() noexcept { take_any(); }
+void api_lock::enter() noexcept {
+    if (t_depth++ == 0) take();
+}
 
-void api_lock::give() noexcept { give_any(); }
+void api_lock::leave() noexcept {
+    if (--t_depth == 0) give();
+}
+
+bool api_lock::held_outermost() { return t_depth == 1; }
 
 bool api_lock::set_biased(bool biased) {
     biased = biased && membarrier::available();
@@ -133,24 +143,25 @@ bool api_lock::biased() { return g_biased.load(std::memory_order_relaxed); }
 
 void api_lock::mark_progress_thread() { t_progress_thread = true; }
 
-void api_lock::step_aside() {
-    give_any();
+void api_lock::let_others_in() {
+    if (t_depth != 1 || !others_wait()) return;
+    give();
     // Without a pause this thread would often take the word straight back.
     for (int i = 0; i < 32; ++i) cpu_pause();
     sched_yield();
-    take_any();
+    take();
 }
 
 api_lock::released::released() noexcept {
     if (t_depth != 1) return;
     released_ = true;
     t_depth = 0;
-    give_any();
+    give();
 }
 
 api_lock::released::~released() {
     if (!released_) return;
-    take_any();
+    take();
     t_depth = 1;
 }
 

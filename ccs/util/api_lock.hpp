@@ -19,20 +19,6 @@
 
 namespace ccs {
 
-// The lock's state, defined in api_lock.cpp. Here so that the application's
-// way in and out of the biased lock, and the check between polls, are
-// inline: they run around every poll of a waiting thread.
-namespace api_lock_state {
-// Entry points this thread is inside while it holds the lock. Initial-exec:
-// the general dynamic model makes each read a call into the dynamic linker.
-extern thread_local uint32_t t_depth __attribute__((tls_model("initial-exec")));
-extern thread_local bool t_progress_thread __attribute__((tls_model("initial-exec")));
-extern std::atomic<bool> g_biased;
-extern std::atomic<uint32_t> g_waiting;  // threads waiting for the word lock
-// The biased lock: each side's mark, and whether it waits for the other.
-extern std::atomic<uint32_t> g_application_in, g_progress_in, g_application_waiting, g_progress_waiting;
-}  // namespace api_lock_state
-
 class api_lock {
 public:
     static bool on() { return on_.load(std::memory_order_relaxed); }
@@ -66,15 +52,7 @@ public:
 
     // In a wait, between polls: if this thread holds the lock at the
     // outermost level and another thread waits for it, lets that one in.
-    static void let_others_in() {
-        using namespace api_lock_state;
-        if (t_depth != 1) return;
-        const std::atomic<uint32_t> &waiting = !g_biased.load(std::memory_order_relaxed) ? g_waiting
-                                               : t_progress_thread ? g_application_waiting
-                                                                   : g_progress_waiting;
-        if (waiting.load(std::memory_order_relaxed) != 0) [[unlikely]]
-            step_aside();
-    }
+    static void let_others_in();
 
     // For a sleep: the lock released (if this thread holds it at the
     // outermost level) for the life of the object, taken back after.
@@ -91,37 +69,11 @@ public:
 
     // Whether this thread holds the lock at the outermost level: it may
     // give it up without breaking a caller's assumptions.
-    static bool held_outermost() { return api_lock_state::t_depth == 1; }
+    static bool held_outermost();
 
 private:
-    // The application's way into the biased lock, inline: mark itself
-    // inside, a compiler fence (the progress thread's membarrier covers
-    // it), look whether the progress thread is inside. Everything else,
-    // and a progress thread found inside, takes the way out of line.
-    static void enter() noexcept {
-        using namespace api_lock_state;
-        if (t_depth++ != 0) return;
-        if (g_biased.load(std::memory_order_relaxed) && !t_progress_thread) [[likely]] {
-            g_application_in.store(1, std::memory_order_relaxed);
-            std::atomic_signal_fence(std::memory_order_seq_cst);
-            if (g_progress_in.load(std::memory_order_acquire) == 0) [[likely]]
-                return;
-        }
-        take();
-    }
-    static void leave() noexcept {
-        using namespace api_lock_state;
-        if (--t_depth != 0) return;
-        if (g_biased.load(std::memory_order_relaxed) && !t_progress_thread) [[likely]] {
-            g_application_in.store(0, std::memory_order_release);
-            if (g_progress_waiting.load(std::memory_order_relaxed) == 0) [[likely]]
-                return;
-        }
-        give();
-    }
-    static void take() noexcept;
-    static void give() noexcept;
-    static void step_aside();
+    static void enter() noexcept;
+    static void leave() noexcept;
     static inline std::atomic<bool> on_{false};
 };
 
