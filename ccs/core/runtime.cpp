@@ -311,7 +311,8 @@ bool runtime::serve_in_background() {
     if (application_polled()) return true;
     // Serve until idle a while, or until the application polls again, or
     // until what waits for the application reaches the queue limit.
-    for (uint32_t idle = 0; idle < 64 && !application_polled() && !am_->deferred_full();) {
+    bool polled = false;
+    for (uint32_t idle = 0; idle < 64 && !(polled = application_polled()) && !am_->deferred_full();) {
         am_->set_deferring(true);
         const int events = poll();
         am_->set_deferring(false);
@@ -323,8 +324,10 @@ bool runtime::serve_in_background() {
         }
         api_lock::let_others_in();
     }
-    if (am_->deferred_full()) return true;  // the application must run them first: look again later
-    if (!application_polled()) sleeper_.sleep(settings_.wait_sleep_max);
+    // The application polls again, or must run what waits for it first:
+    // look again later, without sleeping on the wake-ups.
+    if (polled || am_->deferred_full() || application_polled()) return true;
+    sleeper_.sleep(settings_.wait_sleep_max);
     return false;
 }
 

@@ -28,11 +28,12 @@ public:
 
     // Each round `polled` looks, without the API lock, whether the
     // application polled since the last look: then the thread only waits
-    // `look_every`, and takes no lock (taking it costs the application a
-    // membarrier). Otherwise `serve` runs under the lock; it returns true
-    // when the application polled meanwhile (wait `look_every` again),
-    // false after it served and slept on the wake-ups. `wake` cuts that
-    // sleep short (stop() calls it).
+    // (look_every, doubled at each such look up to look_at_most) and takes
+    // no lock (taking it costs the application a membarrier). Otherwise
+    // `serve` runs under the lock; it returns true when the application
+    // polled meanwhile or must run what waits for it (wait again), false
+    // after it served and slept on the wake-ups (look_every again).
+    // `wake` cuts that sleep short (stop() calls it).
     void start(std::function<bool()> polled, std::function<bool()> serve, std::function<void()> wake);
     // Joins the thread. The caller must not hold the API lock.
     void stop();
