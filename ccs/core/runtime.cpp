@@ -308,7 +308,6 @@ bool runtime::application_polled() {
 }
 
 bool runtime::serve_in_background() {
-    if (application_polled()) return true;
     // Serve until idle a while, or until the application polls again, or
     // until what waits for the application reaches the queue limit.
     bool polled = false;

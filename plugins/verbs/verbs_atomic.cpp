@@ -61,7 +61,6 @@ ccs_plugin_status_t verbs_plugin::atomic(int32_t rank, uint32_t op, uint32_t wid
     const uint64_t word = word_of(remote);
     if (word < k->base || k->length < 8 || word - k->base > k->length - 8) return CCS_PLUGIN_ERR_ACCESS;
     if (!port_.atomics) return CCS_PLUGIN_ERR_UNSUPPORTED;
-    if (rank != rank_ && !p->has_address) return CCS_PLUGIN_ERR_INVALID;
     const ccs_plugin_status_t st = usable(*p);
     if (st != CCS_PLUGIN_OK) return st;
     int32_t reply = replies_->take();

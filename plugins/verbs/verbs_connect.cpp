@@ -14,7 +14,7 @@ constexpr auto longest_resend = std::chrono::milliseconds(1000);
 
 }  // namespace
 
-uint32_t verbs_plugin::grant_for(const peer &) const {
+uint32_t verbs_plugin::grant_left() const {
     const uint32_t left = srq_capacity_ > granted_total_ ? srq_capacity_ - granted_total_ : 0;
     return std::min(cfg_.credits, left);
 }
@@ -60,7 +60,7 @@ ccs_plugin_status_t verbs_plugin::create_pair(peer &p, std::string &why) {
             return CCS_PLUGIN_ERR_TRANSPORT;
         }
     }
-    const uint32_t grant = grant_for(p);
+    const uint32_t grant = grant_left();
     if (grant == 0) {
         why = "no receive buffer left to grant rank " + std::to_string(p.rank) +
               " (CCS_VERBS_RECEIVE_BUFFERS or the device's shared receive queue is exhausted)";
@@ -115,7 +115,7 @@ ccs_plugin_status_t verbs_plugin::connect_pair(peer &p, uint32_t qpn, uint32_t p
 }
 
 bool verbs_plugin::send_connect(peer &p, connect_type type) {
-    if (connect_sends_ >= 64) return false;  // the next resend tries again
+    if (connect_sends_ >= connect_queue) return false;  // the next resend tries again
     const int32_t b = connect_buffers_->take();
     if (b < 0) return false;
     connect_message m;

@@ -27,8 +27,13 @@ namespace ccs::verbs {
 
 using clock = std::chrono::steady_clock;
 
-// The tag of an unsignalled send request's id (verbs_progress.cpp).
-inline constexpr uint64_t tag_plain = 3;
+// What a work request's id carries in its low 3 bits (verbs_progress.cpp
+// says what each is); 0: a work record's address.
+inline constexpr uint64_t tag_receive = 1, tag_connect = 2, tag_plain = 3;
+// The connection queue pair: datagrams arrive behind a 40-byte global
+// routing header; it keeps this many receives posted and sends in flight.
+inline constexpr size_t grh_size = 40;
+inline constexpr uint32_t connect_queue = 64;
 
 struct config {
     device_request device;        // CCS_VERBS_DEVICE, CCS_VERBS_GID_INDEX
@@ -201,7 +206,8 @@ private:
     bool send_connect(peer &p, connect_type type);
     void on_connect_message(const uint8_t *bytes, size_t length);
     void resend_connects(clock::time_point now);
-    uint32_t grant_for(const peer &p) const;
+    // Receive buffers a new connection may be granted.
+    uint32_t grant_left() const;
     // The connection to `p` is gone: every operation on it fails, the core
     // hears of the peer once.
     void fail_peer(peer &p, const std::string &why);

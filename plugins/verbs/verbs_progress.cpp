@@ -14,13 +14,6 @@
 #include <cerrno>
 
 namespace ccs::verbs {
-namespace {
-
-constexpr uint64_t tag_receive = 1, tag_connect = 2;
-constexpr size_t grh_size = 40;
-
-}  // namespace
-
 bool verbs_plugin::post_receives(uint32_t count) {
     if (receive_buffers_->free_count() < count && !receive_buffers_->grow(pd_, count)) return false;
     for (uint32_t i = 0; i < count; ++i) {

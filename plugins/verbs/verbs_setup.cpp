@@ -14,10 +14,6 @@
 namespace ccs::verbs {
 namespace {
 
-// The global routing header a datagram arrives behind, then the message.
-constexpr size_t grh_size = 40;
-constexpr uint32_t connect_receives = 64;
-
 std::string system_error(const char *call) { return std::string(call) + " failed: " + std::strerror(errno); }
 
 }  // namespace
@@ -61,8 +57,8 @@ ccs_plugin_status_t verbs_plugin::create_queues(std::string &why) {
     const uint32_t max_cqe = static_cast<uint32_t>(std::max(port_.max_cqe, 256));
     send_cq_room_ = std::min<uint32_t>(4096, max_cqe / 4);
     srq_capacity_ = std::min({cfg_.max_receive_buffers, static_cast<uint32_t>(port_.max_srq_wr),
-                              max_cqe - send_cq_room_ - 2 * connect_receives});
-    cq_size_ = static_cast<int>(send_cq_room_ + srq_capacity_ + 2 * connect_receives);
+                              max_cqe - send_cq_room_ - 2 * connect_queue});
+    cq_size_ = static_cast<int>(send_cq_room_ + srq_capacity_ + 2 * connect_queue);
     cq_ = ops_.create_cq(context_, cq_size_, channel_);
     if (!cq_) {
         why = system_error("ibv_create_cq");
@@ -80,8 +76,8 @@ ccs_plugin_status_t verbs_plugin::create_queues(std::string &why) {
     qa.send_cq = cq_;
     qa.recv_cq = cq_;
     qa.qp_type = IBV_QPT_UD;
-    qa.cap.max_send_wr = connect_receives;
-    qa.cap.max_recv_wr = connect_receives;
+    qa.cap.max_send_wr = connect_queue;
+    qa.cap.max_recv_wr = connect_queue;
     qa.cap.max_send_sge = 1;
     qa.cap.max_recv_sge = 1;
     connect_qp_ = ops_.create_qp(pd_, qa);
@@ -109,12 +105,12 @@ ccs_plugin_status_t verbs_plugin::init() {
     receive_buffers_ = std::make_unique<buffer_pool>(ops_, cfg_.eager_size);
     connect_buffers_ = std::make_unique<buffer_pool>(ops_, grh_size + connect_message_size);
     replies_ = std::make_unique<buffer_pool>(ops_, sizeof(uint64_t));
-    if (!send_buffers_->grow(pd_, 64) || !connect_buffers_->grow(pd_, 2 * connect_receives) ||
+    if (!send_buffers_->grow(pd_, 64) || !connect_buffers_->grow(pd_, 2 * connect_queue) ||
         !replies_->grow(pd_, 64)) {
         log(CCS_PLUGIN_LOG_ERROR, system_error("registering the plugin's buffers (ibv_reg_mr)"));
         return CCS_PLUGIN_ERR_NO_MEMORY;
     }
-    for (uint32_t i = 0; i < connect_receives; ++i) post_connect_receive(connect_buffers_->take());
+    for (uint32_t i = 0; i < connect_queue; ++i) post_connect_receive(connect_buffers_->take());
     const size_t words = (static_cast<size_t>(size_) * sizeof(uint64_t) + 4095) & ~size_t{4095};
     if (posix_memalign(reinterpret_cast<void **>(&credit_words_), 4096, words) != 0) return CCS_PLUGIN_ERR_NO_MEMORY;
     std::memset(credit_words_, 0, words);
