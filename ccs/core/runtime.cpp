@@ -168,7 +168,7 @@ ccs_status_t runtime::start() {
     internal_handlers_ = std::make_unique<internal_handlers>(*internal);
     am_ = std::make_unique<am_engine>(contexts_, rank_, size_, settings_.queue_limit, settings_.buffer_cache);
 
-    st = wireup(*boot_, *am_, wired_);
+    st = wireup(*boot_, *am_, thread_level_, wired_);
     if (st != CCS_OK) return st;
     for (int peer = 0; peer < size_; ++peer)
         if (wired_.route[static_cast<size_t>(peer)]) am_->set_route(peer, wired_.route[static_cast<size_t>(peer)]);

@@ -134,6 +134,7 @@ struct wireup_run {
     bootstrap &boot;
     wireup_result &out;
     int rank = 0, size = 0;
+    int thread_level = 0;
     transport_selection sel;
     local_failure failure;
     std::vector<blob> payloads;  // the last exchange's, per rank
@@ -190,7 +191,7 @@ ccs_status_t exchange_addresses(wireup_run &w, packet_sink &sink, std::vector<st
                                 std::vector<std::unique_ptr<transport>> &initialized, peer_addresses &peers) {
     const std::string job_id = w.boot.job_id();
     const ccs_plugin_job_v1_t job{sizeof(ccs_plugin_job_v1_t), w.rank, w.size, job_id.c_str(),
-                                  w.out.node_of_rank.data(), w.out.num_nodes};
+                                  w.out.node_of_rank.data(), w.out.num_nodes, w.thread_level};
     std::vector<std::pair<std::string, blob>> mine;
     for (auto &t : candidates) {
         blob addr;
@@ -305,8 +306,9 @@ void keep_routed(wireup_run &w, std::vector<std::unique_ptr<transport>> &connect
 // Each step ends in a bootstrap exchange that carries every process's
 // status, so a failure anywhere fails every process alike, at the same
 // step, with the first failing rank's reason.
-ccs_status_t wireup(bootstrap &boot, packet_sink &sink, wireup_result &out) {
+ccs_status_t wireup(bootstrap &boot, packet_sink &sink, int thread_level, wireup_result &out) {
     wireup_run w{boot, out};
+    w.thread_level = thread_level;
     w.rank = boot.rank();
     w.size = boot.size();
     std::vector<std::unique_ptr<transport>> candidates, initialized, connected;

@@ -23,7 +23,8 @@ struct wireup_result {
     key_secret secret{};  // rank 0's, for every process: the tags of packed keys
 };
 
-ccs_status_t wireup(bootstrap &boot, packet_sink &sink, wireup_result &out);
+// thread_level: the job's at start (told to each plugin at init).
+ccs_status_t wireup(bootstrap &boot, packet_sink &sink, int thread_level, wireup_result &out);
 
 // The identity that groups processes into nodes: CCS_NODE_ID if set, else
 // the host name and the kernel's boot id.

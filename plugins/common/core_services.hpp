@@ -13,6 +13,15 @@
 
 namespace ccs::plugin {
 
+// The thread level the job started with (ccs_plugin_job_v1_t's appended
+// field); single where the core predates it.
+inline int32_t job_thread_level(const ccs_plugin_job_v1_t &job) {
+    constexpr size_t needed = offsetof(ccs_plugin_job_v1_t, thread_level) + sizeof job.thread_level;
+    return job.struct_size >= needed ? job.thread_level : 0;
+}
+// ccs_thread_level_t's CCS_THREAD_MULTIPLE, which plugins do not include.
+constexpr int32_t thread_level_multiple = 3;
+
 class core_services {
 public:
     // `plugin`: the plugin's name, as in its table; it names the variables.

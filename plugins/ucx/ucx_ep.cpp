@@ -19,7 +19,8 @@ constexpr auto close_deadline = std::chrono::seconds(2);
 }  // namespace
 
 ucx_plugin::ucx_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugin_job_v1_t &job, const config &cfg)
-    : core_(services, name), cfg_(cfg), rank_(job.rank), header_rank_(job.rank),
+    : core_(services, name), cfg_(cfg), rank_(job.rank),
+      concurrent_(plugin::job_thread_level(job) == plugin::thread_level_multiple), header_rank_(job.rank),
       peers_(static_cast<size_t>(job.size)) {
     for (int32_t r = 0; r < job.size; ++r) {
         peer &p = peers_[static_cast<size_t>(r)];
@@ -77,9 +78,10 @@ ccs_plugin_status_t ucx_plugin::init() {
     }
     ucp_worker_params_t wp{};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    // The core calls in from one thread at a time (its API lock serializes
-    // the application's threads and the progress thread).
-    wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+    // Below thread level multiple the core calls in from one thread at a
+    // time (its API lock serializes the application's threads and the
+    // progress thread), and UCX's own lock would only cost.
+    wp.thread_mode = concurrent_ ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
     st = ucp_worker_create(context_, &wp, &worker_);
     if (st != UCS_OK) {
         worker_ = nullptr;
@@ -151,6 +153,9 @@ ucp_ep_h ucx_plugin::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     why = CCS_PLUGIN_ERR_PEER_FAILED;
     if (p.failed) return nullptr;
     why = CCS_PLUGIN_ERR_TRANSPORT;
+    // A sender and an RMA call may both come here first for one peer.
+    std::unique_lock<std::mutex> creating(endpoint_lock_, std::defer_lock);
+    if (concurrent_) creating.lock();
     if (p.ep || p.address.empty()) return p.ep;
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
@@ -164,14 +169,14 @@ ucp_ep_h ucx_plugin::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     ep.err_mode = p.ucx_reports_failure ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
     ep.err_handler.cb = callbacks::ep_error;
     ep.err_handler.arg = &p;
-    const ucs_status_t st = ucp_ep_create(worker_, &ep, &p.ep);
+    ucp_ep_h created = nullptr;
+    const ucs_status_t st = ucp_ep_create(worker_, &ep, &created);
     if (st != UCS_OK) {
-        p.ep = nullptr;
         log(CCS_PLUGIN_LOG_ERROR,
             "cannot create an endpoint to rank " + std::to_string(p.rank) + ": " + ucs_status_string(st));
         return nullptr;
     }
-    const lane_facts facts = lanes(p.ep);
+    const lane_facts facts = lanes(created);
     p.native_rma = cfg_.rma == rma_mode::native || (cfg_.rma == rma_mode::automatic && facts.rma);
     p.put_visible_on_return = facts.shared_memory_only;
     p.native_atomics = facts.atomics;
@@ -179,7 +184,8 @@ ucp_ep_h ucx_plugin::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     if (!p.native_rma && cfg_.rma == rma_mode::automatic)
         log(CCS_PLUGIN_LOG_INFO, "UCX's lanes to rank " + std::to_string(p.rank) +
                                      " emulate RMA in software; the core's active messages carry it instead");
-    return p.ep;
+    p.ep.store(created, std::memory_order_release);
+    return created;
 }
 
 // UCX 1.13 has no query for an endpoint's transports; its printed
@@ -228,9 +234,8 @@ void ucx_plugin::close_endpoints() {
         ucp_request_param_t rp{};
         rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
         rp.flags = p.failed ? UCP_EP_CLOSE_FLAG_FORCE : 0;
-        void *r = ucp_ep_close_nbx(p.ep, &rp);
+        void *r = ucp_ep_close_nbx(p.ep.exchange(nullptr), &rp);
         if (UCS_PTR_IS_PTR(r)) closing.push_back(r);
-        p.ep = nullptr;
     }
     const auto deadline = std::chrono::steady_clock::now() + close_deadline;
     while (!closing.empty() && std::chrono::steady_clock::now() < deadline) {
@@ -260,8 +265,7 @@ void ucx_plugin::check_peers_alive() {
 }
 
 void ucx_plugin::on_peer_error(peer &p, ucs_status_t status) {
-    if (p.failed) return;
-    p.failed = true;
+    if (p.failed.exchange(true)) return;
     failed_peers_.emplace_back(p.rank, std::string("UCX endpoint error: ") + ucs_status_string(status));
     reports_ = true;
 }

@@ -11,11 +11,13 @@
 
 #include <ucp/api/ucp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,11 +90,14 @@ struct peer {
     std::vector<uint8_t> address;  // its worker address; empty: none
     int32_t pid = 0;               // its process id, from its address blob
     bool same_node = false;
-    ucp_ep_h ep = nullptr;         // created on first use
+    // Created on first use, its facts below filled in before it is
+    // published. Atomic (as `failed`): at thread level multiple am_send
+    // reads both beside the plugin's other calls.
+    std::atomic<ucp_ep_h> ep{nullptr};
     // UCX reports this peer's failure (error mode PEER); shared-memory
     // transports in UCX 1.13 cannot, and then the plugin watches its pid.
     bool ucx_reports_failure = false;
-    bool failed = false;
+    std::atomic<bool> failed{false};
     bool native_rma = false;       // decided when the endpoint is created
     bool native_atomics = false;   // UCX's lanes to it do atomics (not emulated): likewise
     // Its lanes have no RMA, so UCX's rendezvous to it is emulated (TCP):
@@ -101,7 +106,9 @@ struct peer {
     // A put that completed is already in the target's memory (shared-memory
     // lanes only): no flush.
     bool put_visible_on_return = false;
-    uint32_t sends_in_flight = 0;
+    // Counted up by its sender, down by progress (another thread at
+    // thread level multiple).
+    std::atomic<uint32_t> sends_in_flight{0};
 };
 
 // A packet UCX still sends from: its bytes, gathered from the core's iov.
@@ -234,6 +241,13 @@ public:
     ccs_plugin_status_t am_send_placeable(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token) {
         return send_nocopy(rank, iov, count, token, true);
     }
+    // Sends beside the other calls need a worker UCX locks itself
+    // (UCS_THREAD_MODE_MULTI), chosen at init for a job that starts at
+    // thread level multiple; one that is raised later keeps every call
+    // under the core's lock.
+    ccs_plugin_status_t am_send_concurrent() const {
+        return concurrent_ ? CCS_PLUGIN_OK : CCS_PLUGIN_ERR_UNSUPPORTED;
+    }
 
     // ucx_progress.cpp
     int32_t progress();
@@ -281,8 +295,9 @@ private:
     // failed (why: PEER_FAILED) or UCX cannot reach it (why: TRANSPORT,
     // the reason logged).
     ucp_ep_h endpoint(peer &p, ccs_plugin_status_t &why) {
-        if (p.ep && !p.failed) [[likely]]  // inline: every send asks
-            return p.ep;
+        ucp_ep_h ep = p.ep.load(std::memory_order_acquire);
+        if (ep && !p.failed.load(std::memory_order_relaxed)) [[likely]]  // inline: every send asks
+            return ep;
         return create_endpoint(p, why);
     }
     ucp_ep_h create_endpoint(peer &p, ccs_plugin_status_t &why);
@@ -386,6 +401,12 @@ private:
     plugin::core_services core_;
     config cfg_;
     int32_t rank_;
+    // am_send runs beside the other calls (am_send_concurrent): the worker
+    // is UCS_THREAD_MODE_MULTI, and what senders share with each other and
+    // with progress takes these locks (the endpoint's creation, the pool).
+    bool concurrent_ = false;
+    std::mutex endpoint_lock_;
+    std::mutex send_pool_lock_;
     // The AM header: the sender's rank. In UCX 1.13 a header must stay valid
     // until the send completes, so it lives as long as the worker.
     int32_t header_rank_;

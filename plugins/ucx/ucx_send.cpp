@@ -11,12 +11,16 @@
 namespace ccs::ucx {
 
 void ucx_plugin::give_back(std::unique_ptr<send_buffer> b) {
+    std::unique_lock<std::mutex> pool(send_pool_lock_, std::defer_lock);
+    if (concurrent_) pool.lock();
     if (spare_send_bytes_ + b->bytes.capacity() > spare_limit) return;
     spare_send_bytes_ += b->bytes.capacity();
     spare_buffers_.push_back(std::move(b));
 }
 
 std::unique_ptr<send_buffer> ucx_plugin::take_buffer() {
+    std::unique_lock<std::mutex> pool(send_pool_lock_, std::defer_lock);
+    if (concurrent_) pool.lock();
     if (spare_buffers_.empty()) {
         auto b = std::make_unique<send_buffer>();
         b->owner = this;
@@ -49,8 +53,9 @@ size_t total_length(const ccs_plugin_iov_v1_t *iov, size_t count) {
 // no request, no call but UCX's.
 ccs_plugin_status_t ucx_plugin::am_send(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count) {
     peer *to = peer_at(rank);
-    if (!to || count == 0 || count > 2 || !iov || !to->ep || to->failed ||
-        to->sends_in_flight >= cfg_.max_sends_in_flight) [[unlikely]]
+    ucp_ep_h ep = to ? to->ep.load(std::memory_order_acquire) : nullptr;
+    if (!ep || count == 0 || count > 2 || !iov || to->failed.load(std::memory_order_relaxed) ||
+        to->sends_in_flight.load(std::memory_order_relaxed) >= cfg_.max_sends_in_flight) [[unlikely]]
         return send_buffered(rank, iov, count);
     const size_t first = iov[0].length, total = first + (count == 2 ? iov[1].length : 0);
     if (total == 0 || total > immediate_max) [[unlikely]]
@@ -62,7 +67,7 @@ ccs_plugin_status_t ucx_plugin::am_send(int32_t rank, const ccs_plugin_iov_v1_t 
     ucp_request_param_t rp;  // UCX reads only the fields op_attr_mask names
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     rp.datatype = ucp_dt_make_contig(1);
-    void *r = ucp_am_send_nbx(to->ep, am_id, nullptr, 0, packet, sizeof header_rank_ + total, &rp);
+    void *r = ucp_am_send_nbx(ep, am_id, nullptr, 0, packet, sizeof header_rank_ + total, &rp);
     if (r == nullptr) [[likely]]
         return CCS_PLUGIN_OK;
     // UCX returns no request under FORCE_IMM_CMPL: sent, or an error. No
@@ -96,20 +101,18 @@ ccs_plugin_status_t ucx_plugin::send_buffered(int32_t rank, const ccs_plugin_iov
     rp.cb.send = callbacks::send_done;
     rp.user_data = b.get();
     choose_protocol(p, total, rp);
-    void *r = ucp_am_send_nbx(ep, am_id, &header_rank_, sizeof header_rank_, b->bytes.data(), total, &rp);
-    if (r == nullptr) {  // sent (or copied by UCX) already
-        give_back(std::move(b));
-        return CCS_PLUGIN_OK;
-    }
-    if (UCS_PTR_IS_ERR(r)) {
-        give_back(std::move(b));
-        return send_failed(rank, UCS_PTR_STATUS(r));
-    }
-    // The callback frees the request and returns the buffer (freeing a
-    // request before it completes would cancel its callback).
+    // Counted and let go of before the send: at thread level multiple
+    // progress on another thread may finish it before UCX returns.
+    send_buffer *sending = b.release();
     ++p.sends_in_flight;
-    (void)b.release();
-    return CCS_PLUGIN_OK;
+    void *r = ucp_am_send_nbx(ep, am_id, &header_rank_, sizeof header_rank_, sending->bytes.data(), total, &rp);
+    // The callback frees the request, counts down and returns the buffer
+    // (freeing a request before it completes would cancel its callback).
+    if (UCS_PTR_IS_PTR(r)) return CCS_PLUGIN_OK;
+    --p.sends_in_flight;
+    give_back(std::unique_ptr<send_buffer>(sending));
+    if (r == nullptr) return CCS_PLUGIN_OK;  // sent (or copied by UCX) already
+    return send_failed(rank, UCS_PTR_STATUS(r));
 }
 
 ccs_plugin_status_t ucx_plugin::send_nocopy(int32_t rank, const ccs_plugin_iov_v1_t *iov, size_t count, uint64_t token,

@@ -3,6 +3,7 @@
 #include "harness.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -45,7 +46,12 @@ void print_failures() {
 
 int main(int argc, char **argv) {
     testing::InitGoogleTest(&argc, argv);
-    const ccs_status_t st = ccs_init(nullptr);
+    // The level the job starts at, as a runtime's first ccs_init sets it
+    // (plugins choose their locking then); tests may raise it later.
+    ccs_init_params_t params{};
+    params.struct_size = sizeof params;
+    if (const char *level = std::getenv("CCS_TEST_THREAD_LEVEL")) params.thread_level = std::atoi(level);
+    const ccs_status_t st = ccs_init(&params);
     if (st != CCS_OK) {
         std::fprintf(stderr, "ccs_init: %s: %s\n", ccs_strerror(st), ccs_last_error());
         return 1;

@@ -144,6 +144,12 @@ typedef struct ccs_plugin_job_v1 {
     const char *job_id;           /* unique among concurrent jobs         */
     const uint32_t *node_of_rank; /* dense node index of every rank       */
     uint32_t num_nodes;
+    /* Appended (check struct_size): the thread level the job started
+     * with, a ccs_thread_level_t value (0 single .. 3 multiple). A plugin
+     * that must choose its locking at init (a UCX worker's thread mode)
+     * reads it; am_send_concurrent may still be asked later, when another
+     * runtime raises the level. */
+    int32_t thread_level;
 } ccs_plugin_job_v1_t;
 
 /* Services the core hands a plugin; `core` is passed back unchanged. */
