@@ -343,7 +343,10 @@ void runtime::start_progress_thread() {
 void runtime::enable_fast_paths() {
     if (fast_path::enabled()) return;
     for (int peer = 0; peer < size_; ++peer)
-        if (transport *t = route(peer)) am_->set_sends_beside(peer, t->sends_concurrently());
+        if (transport *t = route(peer)) {
+            am_->set_sends_beside(peer, t->sends_concurrently());
+            rma_->set_rma_beside(peer, t->rma_concurrently());
+        }
     fast_path::set_enabled(true);
 }
 

@@ -150,6 +150,15 @@ public:
         }
         return concurrent_;
     }
+    // Whether puts and gets may run from several threads beside the
+    // plugin's other calls (ccs_plugin_v1.h: rma_concurrent); likewise.
+    bool rma_concurrently() {
+        if (!rma_concurrent_asked_) {
+            rma_concurrent_ = table().rma_concurrent(state_) == CCS_PLUGIN_OK;
+            rma_concurrent_asked_ = true;
+        }
+        return rma_concurrent_;
+    }
 
 private:
     const plugin_table &table() const { return library_->table(); }
@@ -179,6 +188,8 @@ private:
     bool initialized_ = false;
     bool concurrent_asked_ = false;
     bool concurrent_ = false;
+    bool rma_concurrent_asked_ = false;
+    bool rma_concurrent_ = false;
     packet_sink *sink_ = nullptr;
     rma_sink *rma_sink_ = nullptr;
     // Read by memory hooks on any thread; in_hooks_ counts those inside.

@@ -132,6 +132,7 @@ void api_lock::leave() noexcept {
 }
 
 bool api_lock::held_outermost() { return t_depth == 1; }
+bool api_lock::held() { return t_depth > 0; }
 
 bool api_lock::set_biased(bool biased) {
     biased = biased && membarrier::available();

@@ -70,6 +70,8 @@ public:
     // Whether this thread holds the lock at the outermost level: it may
     // give it up without breaking a caller's assumptions.
     static bool held_outermost();
+    // Whether this thread is inside the library (a handler or callback).
+    static bool held();
 
 private:
     static void enter() noexcept;

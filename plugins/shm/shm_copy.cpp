@@ -42,7 +42,19 @@ void bulk_copy::movsb(void *to, const void *from, size_t n) {
 #endif
 }
 
-void bulk_copy::trial(void *to, const void *from, size_t n) {
+bool bulk_copy::try_trial(void *to, const void *from, size_t n) {
+    if (trying_.test_and_set(std::memory_order_acquire)) {  // another thread is timing one
+        std::memcpy(to, from, n);
+        return false;
+    }
+    bool decided = false;
+    if (chosen_.load(std::memory_order_relaxed) == method::trial) decided = trial(to, from, n);
+    else std::memcpy(to, from, n);  // decided since this call looked
+    trying_.clear(std::memory_order_release);
+    return decided;
+}
+
+bool bulk_copy::trial(void *to, const void *from, size_t n) {
     const int which = rounds_ % 2;
     const auto start = std::chrono::steady_clock::now();
     if (which == 0) std::memcpy(to, from, n);
@@ -53,14 +65,16 @@ void bulk_copy::trial(void *to, const void *from, size_t n) {
     const double per_byte = ns / static_cast<double>(n);
     double &best = best_ns_per_byte_[which];
     if (rounds_ < 2 || per_byte < best) best = per_byte;
-    if (++rounds_ < 2 * rounds_each) return;
+    if (++rounds_ < 2 * rounds_each) return false;
     // memcpy unless rep movsb is clearly faster: a tie is better left to libc.
-    chosen_ = best_ns_per_byte_[1] < 0.97 * best_ns_per_byte_[0] ? method::movsb : method::memcpy;
+    const method faster = best_ns_per_byte_[1] < 0.97 * best_ns_per_byte_[0] ? method::movsb : method::memcpy;
     char text[160];
     std::snprintf(text, sizeof text, "copies of 1 MiB and more use %s (memcpy %.1f GB/s, rep movsb %.1f GB/s)",
                   chosen_ == method::movsb ? "rep movsb" : "memcpy", 1 / best_ns_per_byte_[0],
                   1 / best_ns_per_byte_[1]);
     decision_ = text;
+    chosen_.store(faster, std::memory_order_release);  // after decision_: readers of it look here first
+    return true;
 }
 
 }  // namespace ccs::shm

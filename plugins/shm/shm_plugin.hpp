@@ -13,6 +13,7 @@
 
 #include <ccs/plugin/ccs_plugin_v1.h>
 
+#include <atomic>
 #include <map>
 #include <utility>
 #include <sys/uio.h>
@@ -74,6 +75,10 @@ public:
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
     ccs_plugin_status_t get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token);
+    // Puts and gets finish in the call, and what they share with other
+    // calls is read-only to them or made safe (a peer's failure flag, the
+    // bulk copy's trial): any thread may make them at any time.
+    ccs_plugin_status_t rma_concurrent() const { return CCS_PLUGIN_OK; }
 
 private:
     // Every so often: is each local peer's process still there? Returns
@@ -162,7 +167,7 @@ private:
     // Moves bytes between local and remote segments with process_vm_*v.
     ccs_plugin_status_t cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                             size_t nremote, void *rkey);
-    bool cma_refused_ = false;           // said once in the log
+    std::atomic<bool> cma_refused_{false};  // said once in the log
     bulk_copy bulk_copy_;                // megabyte copies into and out of mappings
     void copy(void *to, const void *from, size_t n);
     auto copier() {

@@ -6,6 +6,7 @@
 // others.
 #include "shm_plugin.hpp"
 
+#include <atomic>
 #include <string>
 
 namespace ccs::shm {
@@ -127,7 +128,7 @@ int shm_plugin::check_peers_alive() {
         // Stop sending; keep polling: what it sent before dying still counts.
         {
             const auto hold = send_side(peer);
-            failed_[peer] = 1;
+            std::atomic_ref<uint8_t>(failed_[peer]).store(1, std::memory_order_relaxed);  // cma() reads it beside
             release_outbound(peer);
         }
         // A ring it rang for is watched now, and given back once drained

@@ -14,6 +14,7 @@
 #include "common/cross_memory.hpp"
 #include "common/mapped_rma.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <algorithm>
 #include <cstddef>
@@ -161,9 +162,7 @@ ccs_plugin_status_t shm_plugin::rkey_ptr(void *rkey, uint64_t remote, size_t len
 }
 
 void shm_plugin::copy(void *to, const void *from, size_t n) {
-    const bool deciding = bulk_copy_.chosen() == bulk_copy::method::trial;
-    bulk_copy_(to, from, n);
-    if (deciding && bulk_copy_.chosen() != bulk_copy::method::trial) log(CCS_PLUGIN_LOG_DEBUG, bulk_copy_.decision());
+    if (bulk_copy_(to, from, n)) log(CCS_PLUGIN_LOG_DEBUG, bulk_copy_.decision());
 }
 
 // Where each remote piece lies here, for a key direct() accepted.
@@ -182,13 +181,14 @@ bool shm_plugin::direct(void *rkey, const ccs_plugin_remote_v1_t *remote, size_t
 
 ccs_plugin_status_t shm_plugin::cma(bool write, int32_t peer, struct iovec *local, size_t nlocal, struct iovec *remote,
                                size_t nremote, void *rkey) {
-    if (!rkey || failed_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])])
-        return rkey ? CCS_PLUGIN_ERR_PEER_FAILED : CCS_PLUGIN_ERR_INVALID;
+    if (!rkey) return CCS_PLUGIN_ERR_INVALID;
+    // Read beside progress, which marks it (rma_concurrent).
+    uint8_t &failed = failed_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
+    if (std::atomic_ref<uint8_t>(failed).load(std::memory_order_relaxed)) return CCS_PLUGIN_ERR_PEER_FAILED;
     const pid_t pid = static_cast<unpacked_key *>(rkey)->pid;
     const int error = cross_memory_move(write, pid, local, nlocal, remote, nremote);
     const ccs_plugin_status_t st = plugin::cross_memory_status(error);
-    if (st == CCS_PLUGIN_ERR_UNSUPPORTED && !cma_refused_) {
-        cma_refused_ = true;
+    if (st == CCS_PLUGIN_ERR_UNSUPPORTED && !cma_refused_.exchange(true)) {
         log(CCS_PLUGIN_LOG_WARN, std::string("cross-memory attach refused by the kernel (") + std::strerror(error) +
                                      "); RMA to processes on this node goes through messages");
     }

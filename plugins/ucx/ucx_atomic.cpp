@@ -78,13 +78,13 @@ ccs_plugin_status_t ucx_plugin::atomic(int32_t rank, uint32_t op, uint32_t width
         rp.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         rp.reply_buffer = &r->reply;
     }
-    r->started(ucp_atomic_op_nbx(ep, ucp_op(op), &r->operand, 1, remote, key, &rp));
+    r->piece([&] { return ucp_atomic_op_nbx(ep, ucp_op(op), &r->operand, 1, remote, key, &rp); });
     if (!fetches && !p->put_visible_on_return && r->status == UCS_OK) {
         ucp_request_param_t fp{};
         fp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         fp.cb.send = callbacks::rma_piece_done;
         fp.user_data = r;
-        r->started(ucp_ep_flush_nbx(ep, &fp));
+        r->piece([&] { return ucp_ep_flush_nbx(ep, &fp); });
     }
     return issued(r);
 }

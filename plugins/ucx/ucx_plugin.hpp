@@ -179,11 +179,13 @@ struct remote_key {
 
 // One put, get or atomic: its pieces and, for a put or an atomic that
 // fetches nothing, the flush that makes it visible at the target.
+// Atomic counts: at thread level multiple a put or get is issued beside
+// progress, whose callbacks may finish its pieces before it returns.
 struct rma_request {
     ucx_plugin *owner = nullptr;
     uint64_t token = 0;
-    int pending = 0;
-    ucs_status_t status = UCS_OK;
+    std::atomic<int> pending = 0;
+    std::atomic<ucs_status_t> status = UCS_OK;
     // Atomics: the operand UCX reads and the old value it writes (until
     // completion), and where the core wants that value (width bytes).
     uint64_t operand = 0, reply = 0;
@@ -197,12 +199,23 @@ struct rma_request {
     ucp_rkey_h key = nullptr;
     uint64_t remote = 0;
 
-    // One piece issued: UCX's request is pending (its callback counts it
-    // down), or it finished at once, or its error is kept (the first).
-    void started(void *request) {
-        if (UCS_PTR_IS_PTR(request)) ++pending;
-        else if (UCS_PTR_IS_ERR(request) && status == UCS_OK) status = UCS_PTR_STATUS(request);
+    // One piece: counted before `issue` runs, so that its callback cannot
+    // count it down first. UCX's request is pending (the callback counts
+    // it down), or it finished at once, or its error is kept (the first).
+    template <typename Issue>
+    void piece(Issue issue) {
+        pending.fetch_add(1, std::memory_order_relaxed);
+        void *request = issue();
+        if (UCS_PTR_IS_PTR(request)) return;
+        pending.fetch_sub(1, std::memory_order_relaxed);  // never the last: the issuer holds one
+        if (UCS_PTR_IS_ERR(request)) fail(UCS_PTR_STATUS(request));
     }
+    void fail(ucs_status_t why) {
+        ucs_status_t ok = UCS_OK;
+        status.compare_exchange_strong(ok, why);
+    }
+    // Counts one down; true for the last.
+    bool last_done() { return pending.fetch_sub(1, std::memory_order_acq_rel) == 1; }
 };
 
 class ucx_plugin {
@@ -283,6 +296,11 @@ public:
     // ucx_atomic.cpp: ucp_atomic_op_nbx where the lanes do atomics.
     ccs_plugin_status_t atomic(int32_t rank, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
                                uint64_t compare, void *result, void *rkey, uint64_t token);
+    // Puts and gets beside the other calls: with the worker that locks
+    // itself (am_send_concurrent), their requests' counts are atomic and
+    // their callbacks touch nothing else of theirs. Atomics stay under the
+    // core's lock.
+    ccs_plugin_status_t rma_concurrent() const { return am_send_concurrent(); }
 
 private:
     friend struct callbacks;

@@ -67,8 +67,8 @@ void ucx_plugin::rkey_release(void *rkey) {
 }
 
 void ucx_plugin::on_rma_piece_done(rma_request *r, ucs_status_t status) {
-    if (status != UCS_OK && r->status == UCS_OK) r->status = status;
-    if (--r->pending > 0) return;
+    if (status != UCS_OK) r->fail(status);
+    if (!r->last_done()) return;
     if (r->result && r->status == UCS_OK) std::memcpy(r->result, &r->reply, r->width);
     finished_rma_.emplace_back(r->token, r->status);
     reports_ = true;
@@ -76,7 +76,7 @@ void ucx_plugin::on_rma_piece_done(rma_request *r, ucs_status_t status) {
 }
 
 ccs_plugin_status_t ucx_plugin::issued(rma_request *r) {
-    if (--r->pending > 0) return CCS_PLUGIN_IN_PROGRESS;
+    if (!r->last_done()) return CCS_PLUGIN_IN_PROGRESS;
     const ucs_status_t st = r->status;
     if (r->result && st == UCS_OK) std::memcpy(r->result, &r->reply, r->width);
     delete r;
@@ -111,11 +111,12 @@ ccs_plugin_status_t ucx_plugin::rma(peer &p, size_t nlocal, Local local_at, cons
     while (li < nlocal && ri < nremote && r->status == UCS_OK) {
         auto [base, llen] = local_at(li);
         const size_t n = std::min(llen - loff, remote[ri].length - roff);
-        if (n > 0) r->started(issue(ep, static_cast<uint8_t *>(base) + loff, n, remote[ri].address + roff, &rp));
+        if (n > 0)
+            r->piece([&] { return issue(ep, static_cast<uint8_t *>(base) + loff, n, remote[ri].address + roff, &rp); });
         if ((loff += n) == llen) ++li, loff = 0;
         if ((roff += n) == remote[ri].length) ++ri, roff = 0;
     }
-    if (flush && !p.put_visible_on_return && r->status == UCS_OK) r->started(ucp_ep_flush_nbx(ep, &rp));
+    if (flush && !p.put_visible_on_return && r->status == UCS_OK) r->piece([&] { return ucp_ep_flush_nbx(ep, &rp); });
     return issued(r);
 }
 

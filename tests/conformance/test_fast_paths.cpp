@@ -1,7 +1,8 @@
 // At thread level multiple, the common calls on a context of a thread's
 // own run beside the library's lock: while one thread is held inside the
 // library (a handler that waits), another still sends, puts, gets and
-// fetch-adds. Which calls apply is asked of each peer's attributes.
+// fetch-adds, into memory mapped here and, through the transport, into
+// memory that is not. Which calls apply is asked of each peer's attributes.
 #include "harness.hpp"
 #include "rma_window.hpp"
 
@@ -71,19 +72,23 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
     // Mapped memory that puts and gets reach directly (not in messages).
     const uint32_t direct = CCS_PEER_MAPS_MEMORY | CCS_PEER_PUT_NATIVE | CCS_PEER_GET_NATIVE;
     const bool maps = right() != rank() && (attr.flags & direct) == direct;
+    // Puts and gets through the transport's RMA, into heap memory.
+    const bool transfers = right() != rank() && (attr.flags & CCS_PEER_RMA_CONCURRENT);
     holder hold;
     stream in;
     scoped_context held("fast-held", {{1, on_hold, &hold}});
     scoped_context own("fast-own", {{1, on_numbered, &in}, {2, on_count, &in}});
     window w(true);  // ccs_mem_alloc memory: mapped by peers on the node
+    window heap;     // registered heap memory: the transport's RMA
 
     constexpr int messages = 32;
-    ccs_counter_t sent, moved;
+    ccs_counter_t sent, moved, transferred;
     CCS_EXPECT_OK(ccs_counter_init(&sent));
     CCS_EXPECT_OK(ccs_counter_init(&moved));
+    CCS_EXPECT_OK(ccs_counter_init(&transferred));
     std::atomic<int> failures{0};
     uint64_t fetched = ~uint64_t{0};
-    std::vector<uint8_t> out(256), back(256);
+    std::vector<uint8_t> out(256), back(256), heap_back(out.size());
     fill_pattern(out, static_cast<uint64_t>(rank()), 3);
     std::thread other([&] {
         while (!hold.inside.load()) std::this_thread::yield();
@@ -97,6 +102,16 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
                 ccs_get(own, right(), back.data(), back.size(), where, w.key(right()), &on_moved) != CCS_OK ||
                 ccs_atomic(own, right(), CCS_ATOMIC_ADD, CCS_ACC_UINT64, where + out.size(), w.key(right()), 5, 0,
                            &fetched, &on_moved) != CCS_OK)
+                ++failures;
+        }
+        // The transport may finish these later, in progress: their counter
+        // is looked at once the lock is free again.
+        if (transfers) {
+            const ccs_completion_t on_transferred{nullptr, nullptr, &transferred};
+            const uint64_t where = heap.slot(right(), rank());
+            if (ccs_put(own, right(), out.data(), out.size(), where, heap.key(right()), &on_transferred) != CCS_OK ||
+                ccs_get(own, right(), heap_back.data(), heap_back.size(), where + slot_bytes / 2, heap.key(right()),
+                        &on_transferred) != CCS_OK)
                 ++failures;
         }
         hold.released.store(true);
@@ -117,6 +132,22 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
         EXPECT_EQ(moved.value, 3u);
         EXPECT_EQ(back, out);
         EXPECT_EQ(fetched, 0u);
+    }
+    if (transfers) {
+        CCS_EXPECT_OK(ccs_counter_wait(&transferred, 2));
+        EXPECT_EQ(heap_back, std::vector<uint8_t>(out.size(), 0));  // nobody wrote there
+        // The synchronous forms return done, with the data, also beside.
+        std::vector<uint8_t> again(out.size());
+        const uint64_t where = heap.slot(right(), rank());
+        CCS_EXPECT_OK(ccs_get_sync(own, right(), again.data(), again.size(), where, heap.key(right())));
+        EXPECT_EQ(again, out);
+        CCS_EXPECT_OK(ccs_put_sync(own, right(), back.data(), 8, where + slot_bytes / 2, heap.key(right())));
+        // Without a completion a put returns once its source is reusable.
+        std::vector<uint8_t> source(out.rbegin(), out.rend());
+        CCS_EXPECT_OK(ccs_put(own, right(), source.data(), source.size(), where, heap.key(right()), nullptr));
+        source.assign(source.size(), 0);
+        CCS_EXPECT_OK(ccs_get_sync(own, right(), again.data(), again.size(), where, heap.key(right())));
+        EXPECT_EQ(again, std::vector<uint8_t>(out.rbegin(), out.rend()));
     }
     // What went arrived whole and in order (behind it on the context, the
     // count of what went).
@@ -141,7 +172,7 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
     }
     CCS_EXPECT_OK(ccs_barrier());
     CCS_EXPECT_OK(ccs_finalize());
-    if (!sends && !maps)
+    if (!sends && !maps && !transfers)
         GTEST_SKIP() << "the route to rank " << right() << " (" << attr.transport
-                     << ") neither sends beside the lock nor maps memory";
+                     << ") neither sends nor moves RMA beside the lock, nor maps memory";
 }

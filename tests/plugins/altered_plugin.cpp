@@ -15,6 +15,10 @@
 //   CCS_ALTERED_HOLD_RANK=r, CCS_ALTERED_HOLD_MS=n
 //                                rank r delivers each packet n ms after it
 //                                arrived (a slow process)
+//   CCS_ALTERED_LATE_RMA=1       a put or get the real plugin finished in
+//                                the call is reported finished later, from
+//                                progress, as an adapter's would be (at
+//                                thread level multiple: on another thread)
 // The real plugin reads its own parameters (CCS_<NAME>_*) as usual; an
 // operation it lacks is answered as the core's stub would.
 #include "common/plugin_table.hpp"
@@ -26,6 +30,7 @@
 #include <cstring>
 #include <deque>
 #include <iterator>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,7 +45,7 @@ constexpr size_t refuse_mark_length = sizeof refuse_mark - 1;
 
 struct altered_config {
     std::string plugin;  // path of the plugin to load
-    bool shuffle = false, deny_rma = false, refuse_marked = false;
+    bool shuffle = false, deny_rma = false, refuse_marked = false, late_rma = false;
     size_t hold_rank = SIZE_MAX, hold_ms = 0;
 };
 
@@ -92,6 +97,7 @@ public:
         out.shuffle = core.param("SHUFFLE", "0", "1: unordered, each polled batch delivered shuffled") == "1";
         out.deny_rma = core.param("DENY_RMA", "0", "1: as if the OS refused put and get; maps nothing") == "1";
         out.refuse_marked = core.param("REFUSE_MARKED", "0", "1: refuse packets ending in \"REFUSED!\"") == "1";
+        out.late_rma = core.param("LATE_RMA", "0", "1: puts and gets reported finished from progress") == "1";
         return core.param_size("HOLD_RANK", "18446744073709551615", "the rank that holds arriving packets", 0,
                                SIZE_MAX, out.hold_rank, reason) &&
                core.param_size("HOLD_MS", "0", "how long that rank holds each packet", 0, 60000, out.hold_ms,
@@ -113,7 +119,8 @@ public:
         if (cfg.deny_rma) attr.caps &= ~CCS_PLUGIN_CAP_MAP_SHARED;
         const std::string description = std::string("altered") + (cfg.shuffle ? " shuffle" : "") +
                                         (cfg.deny_rma ? " deny-rma" : "") +
-                                        (cfg.refuse_marked ? " refuse-marked" : "") + ": " + attr.description;
+                                        (cfg.refuse_marked ? " refuse-marked" : "") +
+                                        (cfg.late_rma ? " late-rma" : "") + ": " + attr.description;
         std::snprintf(attr.description, sizeof attr.description, "%s", description.c_str());
         return CCS_PLUGIN_OK;
     }
@@ -155,8 +162,32 @@ public:
         return inner_->am_send_nocopy(state_, peer, iov, count, token);
     }
 
+    // As the real plugin answers: these alterations keep no state of
+    // their own on the paths that then run on several threads.
+    ccs_plugin_status_t am_send_concurrent() {
+        return CCS_PLUGIN_HAS(inner_, am_send_concurrent) ? inner_->am_send_concurrent(state_)
+                                                          : CCS_PLUGIN_ERR_UNSUPPORTED;
+    }
+    ccs_plugin_status_t rma_concurrent() {
+        return CCS_PLUGIN_HAS(inner_, rma_concurrent) ? inner_->rma_concurrent(state_) : CCS_PLUGIN_ERR_UNSUPPORTED;
+    }
+
+    // Sleeping on the real plugin's descriptor, unless something here is
+    // still to report.
+    int32_t wakeup_fd() { return CCS_PLUGIN_HAS(inner_, wakeup_fd) ? inner_->wakeup_fd(state_) : -1; }
+    ccs_plugin_status_t wakeup_arm() {
+        bool late_pending = false;
+        {
+            const std::lock_guard<std::mutex> hold(late_lock_);
+            late_pending = !late_.empty();
+        }
+        if (late_pending || !held_.empty()) return CCS_PLUGIN_AGAIN;
+        return CCS_PLUGIN_HAS(inner_, wakeup_arm) ? inner_->wakeup_arm(state_) : CCS_PLUGIN_ERR_UNSUPPORTED;
+    }
+
     int32_t progress() {
-        int32_t events = inner_->progress(state_);
+        int32_t events = report_late_rma();
+        events += inner_->progress(state_);
         if (cfg_.shuffle) std::shuffle(batch_.begin(), batch_.end(), rng_);
         // A peer's failure is told after what it sent before (a slow
         // process learns of both late, in order).
@@ -218,12 +249,12 @@ public:
     ccs_plugin_status_t put(int32_t peer, const ccs_plugin_iov_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
         if (cfg_.deny_rma || !inner_->put) return refuse_rma();
-        return inner_->put(state_, peer, local, nlocal, remote, nremote, rkey, token);
+        return late(inner_->put(state_, peer, local, nlocal, remote, nremote, rkey, token), token);
     }
     ccs_plugin_status_t get(int32_t peer, const ccs_plugin_buffer_v1_t *local, size_t nlocal,
                             const ccs_plugin_remote_v1_t *remote, size_t nremote, void *rkey, uint64_t token) {
         if (cfg_.deny_rma || !inner_->get) return refuse_rma();
-        return inner_->get(state_, peer, local, nlocal, remote, nremote, rkey, token);
+        return late(inner_->get(state_, peer, local, nlocal, remote, nremote, rkey, token), token);
     }
     ccs_plugin_status_t atomic(int32_t peer, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
                                uint64_t compare, void *result, void *rkey, uint64_t token) {
@@ -266,7 +297,56 @@ private:
             const auto *me = static_cast<altered_plugin *>(self);
             if (CCS_PLUGIN_HAS(&me->real_, am_send_complete)) me->real_.am_send_complete(me->real_.core, token, status);
         };
+        // The rest only pass through, with the core's own pointer.
+        if (CCS_PLUGIN_HAS(&real_, am_place))
+            inner_services_.am_place = [](void *self, int32_t source, const void *head, size_t head_length,
+                                          size_t length, uint64_t *placement) {
+                const auto *me = static_cast<altered_plugin *>(self);
+                return me->real_.am_place(me->real_.core, source, head, head_length, length, placement);
+            };
+        if (CCS_PLUGIN_HAS(&real_, am_placed))
+            inner_services_.am_placed = [](void *self, uint64_t placement, ccs_plugin_status_t status) {
+                const auto *me = static_cast<altered_plugin *>(self);
+                me->real_.am_placed(me->real_.core, placement, status);
+            };
+        if (CCS_PLUGIN_HAS(&real_, peer_send_lock))
+            inner_services_.peer_send_lock = [](void *self, int32_t peer, int32_t take) {
+                const auto *me = static_cast<altered_plugin *>(self);
+                me->real_.peer_send_lock(me->real_.core, peer, take);
+            };
+        if (CCS_PLUGIN_HAS(&real_, local_acquire))
+            inner_services_.local_acquire = [](void *self, const void *addr, size_t length, void **hold) {
+                const auto *me = static_cast<altered_plugin *>(self);
+                return me->real_.local_acquire(me->real_.core, addr, length, hold);
+            };
+        if (CCS_PLUGIN_HAS(&real_, local_release))
+            inner_services_.local_release = [](void *self, void *hold) {
+                const auto *me = static_cast<altered_plugin *>(self);
+                me->real_.local_release(me->real_.core, hold);
+            };
+        if (CCS_PLUGIN_HAS(&real_, mem_unmapped))
+            inner_services_.mem_unmapped = [](void *self, const void *addr, size_t length) {
+                const auto *me = static_cast<altered_plugin *>(self);
+                me->real_.mem_unmapped(me->real_.core, addr, length);
+            };
         inner_services_.struct_size = sizeof inner_services_;
+    }
+
+    // A put or get the real plugin finished: with LATE_RMA, in progress.
+    ccs_plugin_status_t late(ccs_plugin_status_t st, uint64_t token) {
+        if (!cfg_.late_rma || st != CCS_PLUGIN_OK) return st;
+        const std::lock_guard<std::mutex> hold(late_lock_);
+        late_.push_back(token);
+        return CCS_PLUGIN_IN_PROGRESS;
+    }
+    int32_t report_late_rma() {
+        std::vector<uint64_t> done;
+        {
+            const std::lock_guard<std::mutex> hold(late_lock_);
+            done.swap(late_);
+        }
+        for (uint64_t token : done) real_.rma_complete(real_.core, token, CCS_PLUGIN_OK);
+        return static_cast<int32_t>(done.size());
     }
 
     static bool refused(const ccs_plugin_iov_v1_t &last) {
@@ -303,6 +383,8 @@ private:
     std::vector<event> batch_;     // packets the real plugin delivered in this progress()
     std::vector<event> failures_;  // failures it reported in this progress()
     std::deque<event> held_;       // waiting for their time
+    std::mutex late_lock_;         // puts and gets may run beside progress
+    std::vector<uint64_t> late_;   // tokens to report finished
     std::minstd_rand rng_{12345};
 };
 

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -51,6 +53,30 @@ TEST(ShmBulkCopy, TrialDecidesAndSaysWhat) {
     EXPECT_EQ(copies, 8);  // four rounds of each
     EXPECT_NE(copy.decision().find("copies of 1 MiB and more use"), std::string::npos) << copy.decision();
     check_copy(copy, bulk_copy::min_bytes * 2 + 1, 1);  // and the decided method copies correctly
+}
+
+// Puts and gets run on several threads at thread level multiple: each copy
+// stays exact while others take part in the trial, and exactly one copy
+// says it decided.
+TEST(ShmBulkCopy, ThreadsCopyingDuringTheTrialEachCopyExactlyAndOneDecides) {
+    bulk_copy copy(bulk_copy::method::trial);
+    const bool available = copy.chosen() == bulk_copy::method::trial;
+    std::atomic<int> decided{0}, wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            const size_t n = bulk_copy::min_bytes + static_cast<size_t>(t);
+            std::vector<uint8_t> from(n), to(n);
+            for (int round = 0; round < 8; ++round) {
+                for (size_t i = 0; i < n; ++i) from[i] = static_cast<uint8_t>(i * 7 + static_cast<size_t>(round + t));
+                if (copy(to.data(), from.data(), n)) ++decided;
+                if (to != from) ++wrong;
+            }
+        });
+    for (auto &t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0);
+    EXPECT_EQ(decided.load(), available ? 1 : 0);
+    EXPECT_NE(copy.chosen(), bulk_copy::method::trial);
 }
 
 }  // namespace

@@ -67,6 +67,8 @@ int32_t wakeup_fd(void *) { return -1; }
 ccs_plugin_status_t wakeup_arm(void *) { return CCS_PLUGIN_ERR_UNSUPPORTED; }
 // Sends stay under the core's lock.
 ccs_plugin_status_t am_send_concurrent(void *) { return CCS_PLUGIN_ERR_UNSUPPORTED; }
+// Puts and gets likewise.
+ccs_plugin_status_t rma_concurrent(void *) { return CCS_PLUGIN_ERR_UNSUPPORTED; }
 }  // namespace stub
 
 }  // namespace
@@ -111,6 +113,7 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     CCS_OP_OR_STUB(wakeup_fd);
     CCS_OP_OR_STUB(wakeup_arm);
     CCS_OP_OR_STUB(am_send_concurrent);
+    CCS_OP_OR_STUB(rma_concurrent);
 #undef CCS_OP_OR_STUB
     // Without its own, a placeable packet is an ordinary no-copy one.
     out.am_send_placeable = CCS_PLUGIN_HAS(&v1, am_send_placeable) ? v1.am_send_placeable : out.am_send_nocopy;

@@ -35,6 +35,7 @@ struct plugin_table {
     decltype(ccs_plugin_v1_t::wakeup_arm) wakeup_arm = nullptr;
     decltype(ccs_plugin_v1_t::am_send_placeable) am_send_placeable = nullptr;
     decltype(ccs_plugin_v1_t::am_send_concurrent) am_send_concurrent = nullptr;
+    decltype(ccs_plugin_v1_t::rma_concurrent) rma_concurrent = nullptr;
 };
 
 // Adapts a v1 table whose plugin declared `declared_size` bytes. Returns

@@ -28,7 +28,7 @@ rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &
                        const std::vector<bool> &same_node, transport *atomics, int rank, const key_secret &secret,
                        bool force_emulation, size_t layout_piece)
     : contexts_(contexts), am_(am), memory_(memory), route_(std::move(route)), atomics_(atomics), rank_(rank),
-      native_(route_.size(), 0), layout_piece_(layout_piece),
+      native_(route_.size(), 0), rma_beside_(route_.size(), 0), layout_piece_(layout_piece),
       keys_(route_, same_node, atomics, rank, secret, memory) {
     if (atomics) atomics->set_rma_sink(this);
     for (size_t peer = 0; peer < route_.size(); ++peer) {
@@ -43,10 +43,11 @@ rma_engine::rma_engine(context_table &contexts, am_engine &am, memory_registry &
 rma_engine::~rma_engine() { memory_.on_revoke = nullptr; }
 
 uint64_t rma_engine::outstanding(uint16_t ctx, int target) const {
-    if (ctx >= outstanding_.size() || outstanding_[ctx].empty()) return 0;
+    // Those other threads started beside the lock, too.
+    uint64_t all = beside_operations::count(ctx, target);
+    if (ctx >= outstanding_.size() || outstanding_[ctx].empty()) return all;
     const std::vector<uint64_t> &per_target = outstanding_[ctx];
-    if (target >= 0) return per_target[static_cast<size_t>(target)];
-    uint64_t all = 0;
+    if (target >= 0) return all + per_target[static_cast<size_t>(target)];
     for (uint64_t n : per_target) all += n;
     return all;
 }
@@ -437,7 +438,9 @@ void rma_engine::finish(request &r, ccs_status_t status, const std::string &reas
 }
 
 void rma_engine::rma_complete(uint64_t token, ccs_plugin_status_t status) {
-    finish(token, status_from_plugin(status), std::string("the plugin reported ") + plugin_status_name(status));
+    const std::string reason = std::string("the plugin reported ") + plugin_status_name(status);
+    if (beside_operations::owns(token)) return finish_beside(token, status_from_plugin(status), reason);
+    finish(token, status_from_plugin(status), reason);
 }
 
 void rma_engine::peer_failed(int peer) {
@@ -446,6 +449,7 @@ void rma_engine::peer_failed(int peer) {
     for (const auto &[token, r] : requests_)
         if (r.op.target == peer) doomed.push_back(token);
     for (uint64_t token : doomed) finish(token, CCS_ERR_PEER_FAILED, am_.failure());
+    for (uint64_t token : beside_operations::to(peer)) finish_beside(token, CCS_ERR_PEER_FAILED, am_.failure());
 }
 
 int rma_engine::progress() {

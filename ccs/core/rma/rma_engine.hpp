@@ -15,6 +15,7 @@
 #include "datadesc/copy_kernels.hpp"
 #include "datadesc/handle.hpp"
 #include "core/memory/memory_registry.hpp"
+#include "core/rma/beside_operations.hpp"
 #include "core/rma/rma_keys.hpp"
 #include "core/rma/rma_operation.hpp"
 #include "core/transport.hpp"
@@ -136,6 +137,22 @@ public:
     // that does not apply (nothing was done).
     bool try_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
                            const ccs_completion_t *completion, fast_path::thread_counts *beside = nullptr) noexcept;
+    // At thread level multiple, beside the API lock (rma_beside.cpp): a
+    // contiguous put or get through an unpacked key by a transport that
+    // takes RMA from several threads (rma_concurrent), with no callback to
+    // run. done: finished (the counter moved); in_flight: the transport
+    // finishes it later, noted in beside_operations under `token` (a put's
+    // source is reusable once that is no longer in flight); not_taken:
+    // nothing was done.
+    enum class beside_result { not_taken, done, in_flight };
+    beside_result try_direct_beside(uint16_t ctx, bool put, int target, void *local, size_t length, uint64_t remote,
+                                    ccs_rkey_t rkey, const ccs_completion_t *completion,
+                                    fast_path::thread_counts &counts, uint64_t &token) noexcept;
+    // Set before fast paths are on: whether `peer`'s route takes puts and
+    // gets beside the API lock.
+    void set_rma_beside(int peer, bool on) { rma_beside_[static_cast<size_t>(peer)] = on; }
+    bool rma_beside(int peer) const { return rma_beside_[static_cast<size_t>(peer)] != 0; }
+
     // Whether puts (gets) to `target` go by its transport's RMA now, not
     // in active messages.
     bool native(int target, bool put) const { return target != rank_ && !emulate(target, put); }
@@ -155,7 +172,7 @@ public:
     int progress();  // retries and completions
     bool busy() const { return !retry_.empty() || !completions_.empty(); }
     // Nothing stored that could still complete.
-    bool idle() const { return requests_.empty() && !busy(); }
+    bool idle() const { return requests_.empty() && !busy() && !beside_operations::any(); }
     void rma_complete(uint64_t token, ccs_plugin_status_t status) override;
     void peer_failed(int peer);
     const rma_stats &stats() const { return stats_; }
@@ -344,6 +361,8 @@ private:
                                         uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion,
                                         uint64_t token);
     void refuse_native(int target);
+    // Completes an operation started beside the lock, once (rma_beside.cpp).
+    void finish_beside(uint64_t token, ccs_status_t status, const std::string &reason);
 
     // rma_am.cpp: the active-message side, at handler ids first_handler_
     // + these.
@@ -393,6 +412,7 @@ private:
     // CCS_RMA_EMULATE, and for good when the transport refuses.
     static constexpr uint8_t native_put_bit = 1, native_get_bit = 2;
     std::vector<uint8_t> native_;
+    std::vector<uint8_t> rma_beside_;  // per peer: set_rma_beside
     size_t layout_piece_;
     uint16_t first_handler_ = 0;
     std::function<void()> wait_progress_;

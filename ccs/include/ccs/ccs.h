@@ -336,6 +336,11 @@ CCS_API ccs_status_t ccs_stats_print(FILE *out);
  * contexts of their own meet at most on the peer's send queue, never on a
  * process-wide lock (as puts, gets and atomics to memory mapped here do). */
 #define CCS_PEER_AM_CONCURRENT (1u << 7)
+/* At thread level multiple, contiguous puts and gets (ccs_put, ccs_get
+ * and their _sync forms, with no callback) through the transport's own
+ * RMA run beside the other threads' calls, whatever the memory, and so do
+ * their completions' bookkeeping. */
+#define CCS_PEER_RMA_CONCURRENT (1u << 8)
 
 typedef struct ccs_peer_attr {
     size_t struct_size;    /* set by the caller: sizeof(ccs_peer_attr_t)   */
