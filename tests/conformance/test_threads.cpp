@@ -11,8 +11,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <dirent.h>
 
 using namespace conformance;
 
@@ -304,6 +308,22 @@ TEST(MultipleThreads, ProgressFromSeveralThreadsWhileOneWaits) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
+// How many threads of this process may run on CPU `cpu` alone (their
+// Cpus_allowed_list in /proc).
+static int threads_allowed_only_on(const std::string &cpu) {
+    int n = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks) return -1;
+    while (const dirent *e = readdir(tasks)) {
+        if (e->d_name[0] == '.') continue;
+        std::ifstream status(std::string("/proc/self/task/") + e->d_name + "/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("Cpus_allowed_list:", 0) == 0 && line.substr(line.find_last_of(" \t") + 1) == cpu) ++n;
+    }
+    closedir(tasks);
+    return n;
+}
+
 // With the progress thread on, rank 0 computes for three seconds without a
 // call while the others fetch-add into its registered memory (carried out
 // by rank 0's CPU: AMs, unless a plugin maps it) and get from it; they
@@ -379,6 +399,13 @@ TEST(ProgressThread, HandlersRunOnItWhereTheContextAllowsAndWaitOtherwise) {
     std::free(text);
     EXPECT_TRUE(mentions(printed, "progress thread bound to PU") || mentions(printed, "progress thread not bound: "))
         << printed.substr(0, 400);
+    // Where the job says which PU is the free hyperthread (a topology with
+    // SMT), the thread runs there, and on it alone.
+    if (const char *pu = std::getenv("CCS_TEST_PROGRESS_PU")) {
+        EXPECT_TRUE(mentions(printed, std::string("progress thread bound to PU ") + pu + ", a hyperthread"))
+            << printed.substr(0, 400);
+        EXPECT_EQ(threads_allowed_only_on(pu), 1) << "threads of this process allowed on CPU " << pu << " alone";
+    }
     scoped_context anywhere("on-progress-thread", {{1, on_message, &eager}}, CCS_CONTEXT_HANDLERS_ON_PROGRESS_THREAD);
     scoped_context app_only("on-application-thread", {{1, on_message, &deferred}});
     constexpr int count = 20;
