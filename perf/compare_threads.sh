@@ -8,9 +8,11 @@
 #            posix, against ucx_perftest -t ucp_am_bw with as many threads
 #            (-T, -M multi)
 #   rma      8-byte puts and fetch-adds per second with 1 and 2 threads of
-#            one process into a node peer's mapped memory
-#            (perf/thread_rma_rate.cpp), the process on both CPUs: how
-#            threads scale beside the library's lock. No peer library does
+#            one process into a node peer's mapped memory, and 64 KiB puts
+#            into its registered heap memory through the transport (shm:
+#            cross-memory attach) (perf/thread_rma_rate.cpp), the process
+#            on both CPUs: how threads scale beside the library's lock.
+#            No peer library does
 #            the same here; with OTHER=<build dir> the same figures of
 #            another build (before/after), taking turns.
 # Usage: [ROUNDS=n] [OTHER=dir] perf/compare_threads.sh [build-dir] [latency|rate|rma ...]
@@ -75,13 +77,14 @@ for what in "${which[@]}"; do
       done
       ;;
     rma)
-      for op in put fadd; do
+      for op in put fadd "put-heap 65536"; do
         for threads in 1 2; do
           for round in $(seq "$rounds"); do
             line="rma $op $threads threads round $round:"
             for b in "$build" ${OTHER:+"$OTHER"}; do
-              r=$(CCS_TRANSPORT=shm "$b/bin/ccsrun" -n 2 --timeout 120 "$b/bin/ccs_perf_thread_rma_rate" "$threads" 2 "$op" |
-                  awk '/Mops/ {print $4}')
+              # shellcheck disable=SC2086 # "put-heap 65536": the mode and its size
+              r=$(CCS_TRANSPORT=shm "$b/bin/ccsrun" -n 2 --timeout 120 "$b/bin/ccs_perf_thread_rma_rate" "$threads" 2 $op |
+                  awk '/Mops/ {print $(NF-3)}')
               line="$line $b $r Mops/s"
             done
             echo "$line"

@@ -83,12 +83,72 @@ ccs_status_t with_notify(const char *call, rma_kind kind, ccs_context_t handle, 
     });
 }
 
+// Waits, under the lock, until the operation under `token` that went
+// beside it is no longer in flight.
+[[gnu::noinline]] void wait_beside(uint64_t token) noexcept {
+    (void)guarded([&]() -> ccs_status_t {
+        if (runtime *rt = runtime::current())
+            rt->progress_until([&] { return !beside_operations::in_flight(token); });
+        return CCS_OK;
+    });
+}
+
+// ccs_put_sync and ccs_get_sync beside the lock: waits for their private
+// counter, under the lock, and says how the operation ended.
+[[gnu::noinline]] ccs_status_t wait_done(const char *call, ccs_counter_t &done) noexcept {
+    return guarded([&]() -> ccs_status_t {
+        runtime *rt = runtime::current();
+        if (!rt) return CCS_OK;
+        rt->progress_until([&] { return __atomic_load_n(&done.value, __ATOMIC_ACQUIRE) > 0; });
+        if (done.errors == 0) return CCS_OK;
+        return fail(done.first_error, std::string(call) + ": " + rt->am().notes().take(&done));
+    });
+}
+
+// A contiguous put or get the inline mapped path did not take, at thread
+// level multiple: beside the API lock through a transport that takes them
+// from several threads (rma_engine::try_direct_beside). `sync`: the name
+// of ccs_put_sync or ccs_get_sync, which return once the operation is
+// complete. True when done, its end in `status`; false: nothing was done.
+[[gnu::noinline]] bool done_direct_beside(bool put, ccs_context_t handle, int target, void *local, size_t length,
+                                          uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion,
+                                          const char *sync, ccs_status_t &status) noexcept {
+    // A handler may not wait: the locked path refuses it.
+    if (sync && api_lock::held()) return false;
+    ccs_counter_t done{0, 0, CCS_OK};
+    const ccs_completion_t until_done{nullptr, nullptr, &done};
+    if (sync) completion = &until_done;
+    uint64_t token = 0;
+    rma_engine::beside_result r;
+    {
+        const fast_path::section inside;
+        runtime *rt = runtime::current();
+        const context *ctx = rt && inside.entered() ? rt->contexts().by_handle(handle) : nullptr;
+        if (!ctx || !resolved_quietly(*rt, target, remote, rkey)) return false;
+        r = rt->rma().try_direct_beside(ctx->id(), put, target, local, length, remote, rkey, completion,
+                                        inside.counts(), token);
+        if (r == rma_engine::beside_result::not_taken) return false;
+        rt->note_activity_beside();
+    }
+    status = CCS_OK;
+    // A peer's failure may have finished it with an error that progress
+    // reports: a sync call waits for the counter whenever it has not moved.
+    if (sync && __atomic_load_n(&done.value, __ATOMIC_ACQUIRE) == 0) status = wait_done(sync, done);
+    else if (r == rma_engine::beside_result::in_flight && put && !(completion && completion->counter))
+        wait_beside(token);
+    return true;
+}
+
 // A contiguous put or get that the inline mapped path did not take: every
 // check, with its error, then the engine. Out of line, so ccs_put and
 // ccs_get keep a small frame.
 [[gnu::noinline]] ccs_status_t put_or_get(const char *call, rma_kind kind, ccs_context_t handle, int target,
                                           void *local, size_t length, uint64_t remote, ccs_rkey_t rkey,
                                           const ccs_completion_t *completion) {
+    ccs_status_t beside = CCS_OK;
+    if (fast_path::enabled() && done_direct_beside(kind == rma_kind::put, handle, target, local, length, remote, rkey,
+                                                   completion, nullptr, beside))
+        return beside;
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;
@@ -142,72 +202,25 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
     });
 }
 
-// Waits, under the lock, until the operation under `token` that went
-// beside it is no longer in flight.
-[[gnu::noinline]] void wait_beside(uint64_t token) noexcept {
-    (void)guarded([&]() -> ccs_status_t {
-        if (runtime *rt = runtime::current())
-            rt->progress_until([&] { return !beside_operations::in_flight(token); });
-        return CCS_OK;
-    });
-}
-
-// ccs_put_sync and ccs_get_sync beside the lock: waits for their private
-// counter, under the lock, and says how the operation ended.
-[[gnu::noinline]] ccs_status_t wait_done(const char *call, ccs_counter_t &done) noexcept {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = runtime::current();
-        if (!rt) return CCS_OK;
-        rt->progress_until([&] { return __atomic_load_n(&done.value, __ATOMIC_ACQUIRE) > 0; });
-        if (done.errors == 0) return CCS_OK;
-        return fail(done.first_error, std::string(call) + ": " + rt->am().notes().take(&done));
-    });
-}
-
 // done_mapped at thread level multiple, beside the API lock
-// (util/fast_path.hpp), and there also through a transport that takes
-// puts and gets from several threads. `sync`: the name of ccs_put_sync or
-// ccs_get_sync, which return once the operation is complete, its end in
-// `status`.
-[[gnu::noinline]] bool done_beside(bool put, ccs_context_t handle, int target, void *local, size_t length,
-                                   uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion,
-                                   const char *sync, ccs_status_t &status) noexcept {
-    // A handler may not wait: the locked path refuses it.
-    if (sync && api_lock::held()) return false;
-    ccs_counter_t done{0, 0, CCS_OK};
-    const ccs_completion_t until_done{nullptr, nullptr, &done};
-    if (sync) completion = &until_done;
-    uint64_t token = 0;
-    bool in_flight = false;
-    {
-        const fast_path::section inside;
-        runtime *rt = runtime::current();
-        const context *ctx = rt && inside.entered() ? rt->contexts().by_handle(handle) : nullptr;
-        if (!ctx || !resolved_quietly(*rt, target, remote, rkey)) return false;
-        if (!rt->rma().try_mapped(put, target, local, length, remote, rkey, completion, &inside.counts())) {
-            const rma_engine::beside_result r = rt->rma().try_direct_beside(
-                ctx->id(), put, target, local, length, remote, rkey, completion, inside.counts(), token);
-            if (r == rma_engine::beside_result::not_taken) return false;
-            in_flight = r == rma_engine::beside_result::in_flight;
-        }
-        rt->note_activity_beside();
-    }
-    status = CCS_OK;
-    // A peer's failure may have finished it with an error that progress
-    // reports: a sync call waits for the counter whenever it has not moved.
-    if (sync && __atomic_load_n(&done.value, __ATOMIC_ACQUIRE) == 0) status = wait_done(sync, done);
-    else if (in_flight && put && !(completion && completion->counter)) wait_beside(token);
+// (util/fast_path.hpp).
+[[gnu::noinline]] bool done_mapped_beside(bool put, ccs_context_t handle, int target, void *local, size_t length,
+                                          uint64_t remote, ccs_rkey_t rkey,
+                                          const ccs_completion_t *completion) noexcept {
+    const fast_path::section inside;
+    runtime *rt = runtime::current();
+    if (!inside.entered() || !rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
+        !rt->rma().try_mapped(put, target, local, length, remote, rkey, completion, &inside.counts()))
+        return false;
+    rt->note_activity_beside();
     return true;
 }
-
 // The inline path of ccs_put and ccs_get (rma_engine::try_mapped), after
 // the two checks it leaves to its caller; false: nothing was done.
 [[gnu::always_inline]] inline bool done_mapped(bool put, ccs_context_t handle, int target, void *local, size_t length,
                                               uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    if (fast_path::enabled()) [[unlikely]] {
-        ccs_status_t ignored;
-        return done_beside(put, handle, target, local, length, remote, rkey, completion, nullptr, ignored);
-    }
+    if (fast_path::enabled()) [[unlikely]]
+        return done_mapped_beside(put, handle, target, local, length, remote, rkey, completion);
     const api_lock::entry inside;
     runtime *rt = runtime::current();
     if (!rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
@@ -221,9 +234,9 @@ ccs_status_t put_or_get_sync(const char *call, rma_kind kind, ccs_context_t hand
 inline bool done_mapped_sync(const char *call, bool put, ccs_context_t handle, int target, void *local, size_t length,
                              uint64_t remote, ccs_rkey_t rkey, ccs_status_t &status) {
     status = CCS_OK;
-    if (fast_path::enabled()) [[unlikely]]
-        return done_beside(put, handle, target, local, length, remote, rkey, nullptr, call, status);
-    return done_mapped(put, handle, target, local, length, remote, rkey, nullptr);
+    if (done_mapped(put, handle, target, local, length, remote, rkey, nullptr)) return true;
+    return fast_path::enabled() && done_direct_beside(put, handle, target, local, length, remote, rkey, nullptr, call,
+                                                      status);
 }
 
 }  // namespace
