@@ -1,5 +1,6 @@
 // C entry points of remote atomics (ccs/rma.h): every argument checked
 // here, then one request to the RMA engine (rma/rma_atomic.cpp).
+#include "api_beside.hpp"
 #include "api_guard.hpp"
 #include "util/fast_path.hpp"
 #include "wait_condition.hpp"
@@ -90,12 +91,37 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
     return true;
 }
 
+// At thread level multiple, an atomic the mapped path did not take, on
+// memory registered for network atomics: beside the API lock through the
+// atomics transport (done_through_transport).
+[[gnu::noinline]] bool done_network_beside(const char *call, bool sync, ccs_context_t handle, int target, int op,
+                                           int type, uint64_t remote, ccs_rkey_t rkey, uint64_t operand,
+                                           uint64_t compare, void *fetched, const ccs_completion_t *completion,
+                                           ccs_status_t &status) noexcept {
+    rma_atomic a;
+    try {  // a refusal's text must not throw out of the C call
+        if (check_atomic(call, op, type, remote, operand, compare, fetched, a) != CCS_OK) return false;
+    } catch (...) {
+        return false;
+    }
+    return done_through_transport(
+        sync ? call : nullptr, false, handle, target, remote, rkey, completion, status,
+        [&](rma_engine &rma, uint16_t ctx, uint64_t at, ccs_rkey_t key, const ccs_completion_t *c,
+            fast_path::thread_counts &counts, uint64_t &token) {
+            return rma.try_network_atomic_beside(ctx, target, a, at, key, fetched, c, counts, token);
+        });
+}
+
 // ccs_atomic, and with `sync` ccs_atomic_sync (completion null).
 ccs_status_t atomic(const char *call, bool sync, ccs_context_t handle, int target, int op, int type,
                     uint64_t remote_addr, ccs_rkey_t rkey, uint64_t operand, uint64_t compare, void *fetched,
                     const ccs_completion_t *completion) {
     if (done_mapped(call, handle, target, op, type, remote_addr, rkey, operand, compare, fetched, completion))
         return CCS_OK;
+    ccs_status_t beside = CCS_OK;
+    if (fast_path::enabled() && done_network_beside(call, sync, handle, target, op, type, remote_addr, rkey, operand,
+                                                    compare, fetched, completion, beside))
+        return beside;
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
         context *ctx = nullptr;

@@ -47,6 +47,8 @@ extern "C" ccs_status_t ccs_peer_query(int peer, ccs_peer_attr_t *attr) {
         const uint32_t native = CCS_PEER_PUT_NATIVE | CCS_PEER_GET_NATIVE;
         if (rt->rma().rma_beside(peer) && (flags & native) == native) flags |= CCS_PEER_RMA_CONCURRENT;
         if (rt->rma().network_atomics_reach(peer)) flags |= CCS_PEER_NETWORK_ATOMICS;
+        if ((flags & CCS_PEER_NETWORK_ATOMICS) && rt->rma().network_atomics_beside())
+            flags |= CCS_PEER_NETWORK_ATOMICS_CONCURRENT;
         attr->flags = flags;
         set_transport(*attr, t->name());
         attr->am_max_packet = t->attr().am_max_packet;

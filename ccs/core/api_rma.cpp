@@ -1,5 +1,6 @@
 // C entry points: memory registration, remote keys, counters, put, get and
 // fences (ccs/rma.h).
+#include "api_beside.hpp"
 #include "api_guard.hpp"
 #include "util/fast_path.hpp"
 #include "datadesc/handle.hpp"
@@ -83,60 +84,18 @@ ccs_status_t with_notify(const char *call, rma_kind kind, ccs_context_t handle, 
     });
 }
 
-// Waits, under the lock, until the operation under `token` that went
-// beside it is no longer in flight.
-[[gnu::noinline]] void wait_beside(uint64_t token) noexcept {
-    (void)guarded([&]() -> ccs_status_t {
-        if (runtime *rt = runtime::current())
-            rt->progress_until([&] { return !beside_operations::in_flight(token); });
-        return CCS_OK;
-    });
-}
-
-// ccs_put_sync and ccs_get_sync beside the lock: waits for their private
-// counter, under the lock, and says how the operation ended.
-[[gnu::noinline]] ccs_status_t wait_done(const char *call, ccs_counter_t &done) noexcept {
-    return guarded([&]() -> ccs_status_t {
-        runtime *rt = runtime::current();
-        if (!rt) return CCS_OK;
-        rt->progress_until([&] { return __atomic_load_n(&done.value, __ATOMIC_ACQUIRE) > 0; });
-        if (done.errors == 0) return CCS_OK;
-        return fail(done.first_error, std::string(call) + ": " + rt->am().notes().take(&done));
-    });
-}
-
 // A contiguous put or get the inline mapped path did not take, at thread
-// level multiple: beside the API lock through a transport that takes them
-// from several threads (rma_engine::try_direct_beside). `sync`: the name
-// of ccs_put_sync or ccs_get_sync, which return once the operation is
-// complete. True when done, its end in `status`; false: nothing was done.
+// level multiple, beside the API lock through the transport
+// (done_through_transport).
 [[gnu::noinline]] bool done_direct_beside(bool put, ccs_context_t handle, int target, void *local, size_t length,
                                           uint64_t remote, ccs_rkey_t rkey, const ccs_completion_t *completion,
                                           const char *sync, ccs_status_t &status) noexcept {
-    // A handler may not wait: the locked path refuses it.
-    if (sync && api_lock::held()) return false;
-    ccs_counter_t done{0, 0, CCS_OK};
-    const ccs_completion_t until_done{nullptr, nullptr, &done};
-    if (sync) completion = &until_done;
-    uint64_t token = 0;
-    rma_engine::beside_result r;
-    {
-        const fast_path::section inside;
-        runtime *rt = runtime::current();
-        const context *ctx = rt && inside.entered() ? rt->contexts().by_handle(handle) : nullptr;
-        if (!ctx || !resolved_quietly(*rt, target, remote, rkey)) return false;
-        r = rt->rma().try_direct_beside(ctx->id(), put, target, local, length, remote, rkey, completion,
-                                        inside.counts(), token);
-        if (r == rma_engine::beside_result::not_taken) return false;
-        rt->note_activity_beside();
-    }
-    status = CCS_OK;
-    // A peer's failure may have finished it with an error that progress
-    // reports: a sync call waits for the counter whenever it has not moved.
-    if (sync && __atomic_load_n(&done.value, __ATOMIC_ACQUIRE) == 0) status = wait_done(sync, done);
-    else if (r == rma_engine::beside_result::in_flight && put && !(completion && completion->counter))
-        wait_beside(token);
-    return true;
+    return done_through_transport(
+        sync, put, handle, target, remote, rkey, completion, status,
+        [&](rma_engine &rma, uint16_t ctx, uint64_t at, ccs_rkey_t key, const ccs_completion_t *c,
+            fast_path::thread_counts &counts, uint64_t &token) {
+            return rma.try_direct_beside(ctx, put, target, local, length, at, key, c, counts, token);
+        });
 }
 
 // A contiguous put or get that the inline mapped path did not take: every

@@ -347,6 +347,7 @@ void runtime::enable_fast_paths() {
             am_->set_sends_beside(peer, t->sends_concurrently());
             rma_->set_rma_beside(peer, t->rma_concurrently());
         }
+    rma_->allow_network_atomics_beside();
     fast_path::set_enabled(true);
 }
 
@@ -471,7 +472,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rma.gets", rma_->stats().gets + fast.gets},
         {"rma.atomics", rma_->stats().atomics + fast.atomics},
         {"rma.atomics_at_target", rma_->stats().atomics_at_target},
-        {"rma.atomics_by_network", rma_->stats().atomics_by_network},
+        {"rma.atomics_by_network", rma_->stats().atomics_by_network + fast.atomics_by_network},
         {"rma.accumulates", rma_->stats().accumulates},
         {"rma.indexed_puts", rma_->stats().indexed_puts},
         {"rma.native", rma_->stats().native + fast.puts + fast.gets},

@@ -127,6 +127,7 @@ totals sum() {
         t.puts += s->counts.puts.load(std::memory_order_relaxed);
         t.gets += s->counts.gets.load(std::memory_order_relaxed);
         t.atomics += s->counts.atomics.load(std::memory_order_relaxed);
+        t.atomics_by_network += s->counts.atomics_by_network.load(std::memory_order_relaxed);
         t.bytes += s->counts.bytes.load(std::memory_order_relaxed);
     }
     return t;

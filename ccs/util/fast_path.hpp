@@ -26,6 +26,7 @@ struct thread_counts {
     std::atomic<uint64_t> puts{0};
     std::atomic<uint64_t> gets{0};
     std::atomic<uint64_t> atomics{0};
+    std::atomic<uint64_t> atomics_by_network{0};  // of those, by a transport's own atomics
     std::atomic<uint64_t> bytes{0};
 };
 // `n` more: a load and a store, no locked instruction (one writer).
@@ -75,7 +76,7 @@ private:
 
 // Every thread's counts, summed (threads that ended included).
 struct totals {
-    uint64_t am_sent = 0, puts = 0, gets = 0, atomics = 0, bytes = 0;
+    uint64_t am_sent = 0, puts = 0, gets = 0, atomics = 0, atomics_by_network = 0, bytes = 0;
 };
 totals sum();
 

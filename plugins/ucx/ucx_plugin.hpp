@@ -296,10 +296,9 @@ public:
     // ucx_atomic.cpp: ucp_atomic_op_nbx where the lanes do atomics.
     ccs_plugin_status_t atomic(int32_t rank, uint32_t op, uint32_t width, uint64_t remote, uint64_t operand,
                                uint64_t compare, void *result, void *rkey, uint64_t token);
-    // Puts and gets beside the other calls: with the worker that locks
-    // itself (am_send_concurrent), their requests' counts are atomic and
-    // their callbacks touch nothing else of theirs. Atomics stay under the
-    // core's lock.
+    // Puts, gets and atomics beside the other calls: with the worker that
+    // locks itself (am_send_concurrent), their requests' counts are atomic,
+    // and what their callbacks record only progress reads.
     ccs_plugin_status_t rma_concurrent() const { return am_send_concurrent(); }
 
 private:

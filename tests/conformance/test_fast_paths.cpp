@@ -74,21 +74,36 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
     const bool maps = right() != rank() && (attr.flags & direct) == direct;
     // Puts and gets through the transport's RMA, into heap memory.
     const bool transfers = right() != rank() && (attr.flags & CCS_PEER_RMA_CONCURRENT);
+    // Fetch-adds on heap memory registered for network atomics.
+    const bool may_add = right() != rank() && (attr.flags & CCS_PEER_NETWORK_ATOMICS_CONCURRENT);
     holder hold;
     stream in;
     scoped_context held("fast-held", {{1, on_hold, &hold}});
     scoped_context own("fast-own", {{1, on_numbered, &in}, {2, on_count, &in}});
     window w(true);  // ccs_mem_alloc memory: mapped by peers on the node
     window heap;     // registered heap memory: the transport's RMA
+    // (Registered for network atomics only where a transport carries them.)
+    window words(false, (attr.flags & CCS_PEER_NETWORK_ATOMICS) ? CCS_ATOMICS_BY_NETWORK : CCS_ATOMICS_BY_CPU);
+    // Whether the transport's lanes to the peer carry them out shows at the
+    // first one (UCX over TCP would only emulate them: refused).
+    uint64_t probe = ~uint64_t{0};
+    const bool network_atomics =
+        may_add && ccs_atomic_sync(own, right(), CCS_ATOMIC_FETCH, CCS_ACC_UINT64, words.slot(right(), rank()),
+                                   words.key(right()), 0, 0, &probe) == CCS_OK;
+    if (network_atomics) {
+        EXPECT_EQ(probe, 0u);
+    }
 
     constexpr int messages = 32;
-    ccs_counter_t sent, moved, transferred;
+    ccs_counter_t sent, moved, transferred, added;
+    CCS_EXPECT_OK(ccs_counter_init(&added));
     CCS_EXPECT_OK(ccs_counter_init(&sent));
     CCS_EXPECT_OK(ccs_counter_init(&moved));
     CCS_EXPECT_OK(ccs_counter_init(&transferred));
     std::atomic<int> failures{0};
     uint64_t fetched = ~uint64_t{0};
     std::vector<uint8_t> out(256), back(256), heap_back(out.size());
+    std::vector<uint64_t> added_fetched(4, ~uint64_t{0});
     fill_pattern(out, static_cast<uint64_t>(rank()), 3);
     std::thread other([&] {
         while (!hold.inside.load()) std::this_thread::yield();
@@ -113,6 +128,13 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
                 ccs_get(own, right(), heap_back.data(), heap_back.size(), where + slot_bytes / 2, heap.key(right()),
                         &on_transferred) != CCS_OK)
                 ++failures;
+        }
+        if (network_atomics) {
+            const ccs_completion_t on_added{nullptr, nullptr, &added};
+            for (uint64_t &f : added_fetched)
+                if (ccs_atomic(own, right(), CCS_ATOMIC_ADD, CCS_ACC_UINT64, words.slot(right(), rank()),
+                               words.key(right()), 7, 0, &f, &on_added) != CCS_OK)
+                    ++failures;
         }
         hold.released.store(true);
     });
@@ -149,6 +171,15 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
         CCS_EXPECT_OK(ccs_get_sync(own, right(), again.data(), again.size(), where, heap.key(right())));
         EXPECT_EQ(again, std::vector<uint8_t>(out.rbegin(), out.rend()));
     }
+    if (network_atomics) {
+        CCS_EXPECT_OK(ccs_counter_wait(&added, added_fetched.size()));
+        std::sort(added_fetched.begin(), added_fetched.end());
+        EXPECT_EQ(added_fetched, (std::vector<uint64_t>{0, 7, 14, 21}));
+        uint64_t word = 0;  // the synchronous form, beside too
+        CCS_EXPECT_OK(ccs_atomic_sync(own, right(), CCS_ATOMIC_ADD, CCS_ACC_UINT64, words.slot(right(), rank()),
+                                      words.key(right()), 1, 0, &word));
+        EXPECT_EQ(word, 28u);
+    }
     // What went arrived whole and in order (behind it on the context, the
     // count of what went).
     const uint64_t count = sends ? messages : 0;
@@ -172,7 +203,7 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
     }
     CCS_EXPECT_OK(ccs_barrier());
     CCS_EXPECT_OK(ccs_finalize());
-    if (!sends && !maps && !transfers)
+    if (!sends && !maps && !transfers && !network_atomics)
         GTEST_SKIP() << "the route to rank " << right() << " (" << attr.transport
                      << ") neither sends nor moves RMA beside the lock, nor maps memory";
 }

@@ -21,7 +21,7 @@ constexpr uint16_t ctx_a = 9001, ctx_b = 9002;
 TEST(BesideOperations, StartedIsInFlightCountedAndFinishedOnce) {
     ccs_counter_t counter{};
     uint64_t token = 0;
-    ASSERT_NE(beside_operations::start(ctx_a, true, 3, &counter, token), nullptr);
+    ASSERT_NE(beside_operations::start(ctx_a, beside_operations::kind::put, 3, &counter, token), nullptr);
     EXPECT_TRUE(beside_operations::owns(token));
     EXPECT_TRUE(beside_operations::in_flight(token));
     EXPECT_TRUE(beside_operations::any());
@@ -32,7 +32,7 @@ TEST(BesideOperations, StartedIsInFlightCountedAndFinishedOnce) {
     beside_operations::finished f;
     ASSERT_TRUE(beside_operations::finish(token, &f));
     EXPECT_EQ(f.ctx, ctx_a);
-    EXPECT_TRUE(f.put);
+    EXPECT_EQ(f.what, beside_operations::kind::put);
     EXPECT_EQ(f.target, 3);
     EXPECT_EQ(f.counter, &counter);
     // A second report of the same operation (the transport's, after a
@@ -46,10 +46,10 @@ TEST(BesideOperations, ARecordUsedAgainHasANewTokenTheOldOneDoesNotFinish) {
     uint64_t first = 0, second = 0;
     // Every record of the table once, so the next start reuses a record.
     for (int i = 0; i < 300; ++i) {
-        ASSERT_NE(beside_operations::start(ctx_a, false, 1, nullptr, first), nullptr);
+        ASSERT_NE(beside_operations::start(ctx_a, beside_operations::kind::get, 1, nullptr, first), nullptr);
         ASSERT_TRUE(beside_operations::finish(first));
     }
-    ASSERT_NE(beside_operations::start(ctx_a, false, 1, nullptr, second), nullptr);
+    ASSERT_NE(beside_operations::start(ctx_a, beside_operations::kind::atomic, 1, nullptr, second), nullptr);
     EXPECT_NE(first, second);
     EXPECT_FALSE(beside_operations::finish(first));
     EXPECT_TRUE(beside_operations::in_flight(second));
@@ -67,7 +67,7 @@ TEST(BesideOperations, TokensThatNameNoRecordFinishNothing) {
 TEST(BesideOperations, AFullTableSendsTheCallerToTheLockedPath) {
     std::vector<uint64_t> tokens;
     uint64_t token = 0;
-    while (beside_operations::start(ctx_b, true, 2, nullptr, token)) {
+    while (beside_operations::start(ctx_b, beside_operations::kind::put, 2, nullptr, token)) {
         tokens.push_back(token);
         ASSERT_LT(tokens.size(), 100000u);
     }
@@ -76,7 +76,7 @@ TEST(BesideOperations, AFullTableSendsTheCallerToTheLockedPath) {
     const std::vector<uint64_t> to_two = beside_operations::to(2);
     for (uint64_t t : tokens) EXPECT_NE(std::find(to_two.begin(), to_two.end(), t), to_two.end());
     for (uint64_t t : tokens) EXPECT_TRUE(beside_operations::finish(t));
-    EXPECT_NE(beside_operations::start(ctx_b, true, 2, nullptr, token), nullptr);  // room again
+    EXPECT_NE(beside_operations::start(ctx_b, beside_operations::kind::put, 2, nullptr, token), nullptr);  // room again
     EXPECT_TRUE(beside_operations::finish(token));
 }
 
@@ -93,7 +93,8 @@ TEST(BesideOperations, ThreadsStartWhileOthersFinishEachExactlyOnce) {
         starters.emplace_back([&, t] {
             for (int i = 0; i < each; ++i) {
                 uint64_t token = 0;
-                if (!beside_operations::start(ctx_a, (i & 1) != 0, t, nullptr, token)) {
+                if (!beside_operations::start(ctx_a, (i & 1) != 0 ? beside_operations::kind::put : beside_operations::kind::get, t,
+                                              nullptr, token)) {
                     std::this_thread::yield();  // table full: the finisher catches up
                     --i;
                     continue;

@@ -87,7 +87,7 @@ void each_in_flight(Visit visit) {
 
 }  // namespace
 
-beside_operations::record *beside_operations::start(uint16_t ctx, bool put, int32_t target, ccs_counter_t *counter,
+beside_operations::record *beside_operations::start(uint16_t ctx, kind what, int32_t target, ccs_counter_t *counter,
                                                      uint64_t &token) noexcept {
     table *t = t_table;
     if (!t && !(t = own_table())) return nullptr;
@@ -96,7 +96,7 @@ beside_operations::record *beside_operations::start(uint16_t ctx, bool put, int3
         record &r = t->records[i];
         if (r.token.load(std::memory_order_acquire) != 0) continue;
         r.ctx.store(ctx, std::memory_order_relaxed);
-        r.put.store(put, std::memory_order_relaxed);
+        r.what.store(what, std::memory_order_relaxed);
         r.target.store(target, std::memory_order_relaxed);
         r.counter.store(counter, std::memory_order_relaxed);
         ++t->generation;
@@ -113,7 +113,7 @@ bool beside_operations::finish(uint64_t token, finished *out) noexcept {
     record *r = record_of(token);
     if (!r || r->token.load(std::memory_order_acquire) != token) return false;
     // Read before the swap: once free, its thread may fill it again.
-    finished f{r->ctx.load(std::memory_order_relaxed), r->put.load(std::memory_order_relaxed),
+    finished f{r->ctx.load(std::memory_order_relaxed), r->what.load(std::memory_order_relaxed),
                r->target.load(std::memory_order_relaxed), r->counter.load(std::memory_order_relaxed)};
     uint64_t expected = token;
     if (!r->token.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return false;

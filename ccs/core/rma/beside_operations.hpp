@@ -20,19 +20,21 @@ namespace ccs {
 
 class beside_operations {
 public:
+    enum class kind : uint8_t { put, get, atomic };
+    static const char *name(kind k) { return k == kind::put ? "put" : k == kind::get ? "get" : "atomic"; }
     // Atomic fields: a fence counting what is in flight may read a record
     // while its thread fills it again.
     struct record {
         std::atomic<uint64_t> token{0};
         std::atomic<uint16_t> ctx{0};
-        std::atomic<bool> put{false};
+        std::atomic<kind> what{kind::put};
         std::atomic<int32_t> target{-1};
         std::atomic<ccs_counter_t *> counter{nullptr};
     };
     // What a finished record held.
     struct finished {
         uint16_t ctx = 0;
-        bool put = false;
+        kind what = kind::put;
         int32_t target = -1;
         ccs_counter_t *counter = nullptr;
     };
@@ -44,7 +46,7 @@ public:
     // The calling thread's next free record, published under a new token
     // (returned in `token`); null when none is free or there is no memory
     // for the thread's table: the caller takes the locked path.
-    static record *start(uint16_t ctx, bool put, int32_t target, ccs_counter_t *counter, uint64_t &token) noexcept;
+    static record *start(uint16_t ctx, kind what, int32_t target, ccs_counter_t *counter, uint64_t &token) noexcept;
     // Takes the record off the list if it is still in flight under
     // `token`: true for whoever does so first (the thread that started it,
     // when the transport finished or refused in the call, or a finisher).

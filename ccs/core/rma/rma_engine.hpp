@@ -152,6 +152,15 @@ public:
     // gets beside the API lock.
     void set_rma_beside(int peer, bool on) { rma_beside_[static_cast<size_t>(peer)] = on; }
     bool rma_beside(int peer) const { return rma_beside_[static_cast<size_t>(peer)] != 0; }
+    // The same for network atomics, through the atomics transport, on an
+    // explicit key of the target's memory registered for them.
+    beside_result try_network_atomic_beside(uint16_t ctx, int target, const rma_atomic &a, uint64_t remote,
+                                            ccs_rkey_t rkey, void *fetched, const ccs_completion_t *completion,
+                                            fast_path::thread_counts &counts, uint64_t &token) noexcept;
+    // Set before fast paths are on: whether the atomics transport takes
+    // its atomics from several threads.
+    void allow_network_atomics_beside() { atomics_beside_ = atomics_ && atomics_->rma_concurrently(); }
+    bool network_atomics_beside() const { return atomics_beside_; }
 
     // Whether puts (gets) to `target` go by its transport's RMA now, not
     // in active messages.
@@ -413,6 +422,7 @@ private:
     static constexpr uint8_t native_put_bit = 1, native_get_bit = 2;
     std::vector<uint8_t> native_;
     std::vector<uint8_t> rma_beside_;  // per peer: set_rma_beside
+    bool atomics_beside_ = false;       // allow_network_atomics_beside
     size_t layout_piece_;
     uint16_t first_handler_ = 0;
     std::function<void()> wait_progress_;

@@ -341,6 +341,11 @@ CCS_API ccs_status_t ccs_stats_print(FILE *out);
  * RMA run beside the other threads' calls, whatever the memory, and so do
  * their completions' bookkeeping. */
 #define CCS_PEER_RMA_CONCURRENT (1u << 8)
+/* At thread level multiple, atomics on the peer's memory registered for
+ * network atomics (CCS_PEER_NETWORK_ATOMICS, where the transport's lanes
+ * carry them out), with no callback, run beside the other threads' calls
+ * too. */
+#define CCS_PEER_NETWORK_ATOMICS_CONCURRENT (1u << 9)
 
 typedef struct ccs_peer_attr {
     size_t struct_size;    /* set by the caller: sizeof(ccs_peer_attr_t)   */

@@ -383,11 +383,12 @@ typedef struct ccs_plugin_v1 {
      * Anything else, or NULL: the core keeps every call under its lock. */
     ccs_plugin_status_t (*am_send_concurrent)(void *state);
 
-    /* Asked as am_send_concurrent is. OK: from then on put and get may run
-     * at the same time as each other, on any threads, beside any other
-     * call of the plugin, progress() included; their rma_complete may come
-     * from progress() on another thread before they return. Anything
-     * else, or NULL: every put and get under the core's lock. */
+    /* Asked as am_send_concurrent is. OK: from then on put, get and atomic
+     * may run at the same time as each other, on any threads, beside any
+     * other call of the plugin, progress() included; their rma_complete
+     * may come from progress() on another thread before they return.
+     * Anything else, or NULL: every put, get and atomic under the core's
+     * lock. */
     ccs_plugin_status_t (*rma_concurrent)(void *state);
 } ccs_plugin_v1_t;
 
