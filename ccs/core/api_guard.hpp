@@ -133,8 +133,16 @@ inline rma_request contiguous(rma_kind kind, int target, const void *local, size
 }
 
 // A synchronous one-sided call, its arguments checked: the request that
+// Waits for a synchronous call's private counter: how its operation
+// ended, a failure reported with the operation's own detail.
+inline ccs_status_t wait_for_private_counter(runtime &rt, const char *call, ccs_counter_t &done) {
+    rt.progress_until([&] { return __atomic_load_n(&done.value, __ATOMIC_ACQUIRE) > 0; });
+    if (done.errors == 0) return CCS_OK;
+    return fail(done.first_error, std::string(call) + ": " + rt.am().notes().take(&done));
+}
+
 // `request_with(completion)` builds, started with a private counter and
-// waited for; a failure reported with the operation's own detail.
+// waited for.
 template <typename Build>
 ccs_status_t start_and_wait(runtime &rt, context &ctx, const char *call, Build request_with) {
     ccs_status_t st = check_not_in_callback(rt, call);
@@ -142,9 +150,7 @@ ccs_status_t start_and_wait(runtime &rt, context &ctx, const char *call, Build r
     ccs_counter_t done{0, 0, CCS_OK};
     const ccs_completion_t completion{nullptr, nullptr, &done};
     if ((st = rt.rma().start(ctx, request_with(&completion))) != CCS_OK) return st;
-    rt.progress_until([&] { return done.value > 0; });
-    if (done.errors == 0) return CCS_OK;
-    return fail(done.first_error, std::string(call) + ": " + rt.am().notes().take(&done));
+    return wait_for_private_counter(rt, call, done);
 }
 
 }  // namespace ccs

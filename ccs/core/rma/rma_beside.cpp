@@ -34,13 +34,11 @@ rma_engine::beside_result rma_engine::try_direct_beside(uint16_t ctx, bool put, 
                                                         const ccs_completion_t *completion,
                                                         fast_path::thread_counts &counts, uint64_t &token) noexcept {
     // Nothing is checked yet: a bad rank goes to the locked path, which says so.
-    if (static_cast<size_t>(target) >= route_.size() || target == rank_ || rkey.id == 0 || length == 0 || !local ||
+    if (static_cast<size_t>(target) >= route_.size() || target == rank_ || length == 0 || !local ||
         (completion && completion->callback) || !rma_beside(target) || emulate(target, put))
         return beside_result::not_taken;
-    const remote_key *k = keys_.find(rkey.id);
-    if (!k || k->implicit || k->owner != target || !k->plugin_key || !range_holds(k->base, k->length, remote, length) ||
-        k->ended())
-        return beside_result::not_taken;  // the locked path says what is wrong, or goes another way
+    const remote_key *k = direct_key(target, rkey, remote, length);
+    if (!k) return beside_result::not_taken;  // the locked path says what is wrong, or goes another way
     transport *t = route_[static_cast<size_t>(target)];
     const beside_result r =
         run_beside(ctx, put ? beside_operations::kind::put : beside_operations::kind::get, target,

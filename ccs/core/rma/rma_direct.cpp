@@ -10,13 +10,10 @@ namespace ccs {
 
 bool rma_engine::try_direct(context &ctx, bool put, int target, void *local, size_t length, uint64_t remote,
                             ccs_rkey_t rkey, const ccs_completion_t *completion) {
-    if (rkey.id == 0 || target == rank_ || length == 0 || emulate(target, put)) return false;
-    const remote_key *found = keys_.find(rkey.id);
+    if (target == rank_ || length == 0 || emulate(target, put)) return false;
+    const remote_key *found = direct_key(target, rkey, remote, length);
     if (!found) return false;
     const remote_key &k = *found;
-    if (k.implicit || k.owner != target || !k.plugin_key || !range_holds(k.base, k.length, remote, length) ||
-        k.ended())
-        return false;  // the general path says what is wrong, or goes another way
     const uint64_t token = next_token_;
     ccs_plugin_status_t st = CCS_PLUGIN_OK;
     if (k.mapped && length < mapped_copy_limit) {  // loads and stores, no plugin call

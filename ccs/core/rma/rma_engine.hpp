@@ -229,6 +229,17 @@ private:
     // The request's pieces as lists (datadescs walked).
     static rma_operation as_lists(const rma_request &request);
 
+    // The explicit key `key` when its owner is the target, its registration
+    // live, the transport holds a key for it, and it holds `length` bytes
+    // at `remote`: what try_direct and try_direct_beside need. Null
+    // otherwise (the general path says what is wrong, or goes another way).
+    const remote_key *direct_key(int target, ccs_rkey_t key, uint64_t remote, uint64_t length) const {
+        const remote_key *k = key.id != 0 ? keys_.find(key.id) : nullptr;
+        if (!k || k->implicit || k->owner != target || !k->plugin_key ||
+            !range_holds(k->base, k->length, remote, length) || k->ended())
+            return nullptr;
+        return k;
+    }
     // The explicit key of `q`, when its owner is the target, its
     // registration live and mapped here, and it holds `length` bytes at
     // the request's remote address: what the inline atomic and indexed put
