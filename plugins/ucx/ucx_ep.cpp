@@ -154,8 +154,7 @@ ucp_ep_h ucx_plugin::create_endpoint(peer &p, ccs_plugin_status_t &why) {
     if (p.failed) return nullptr;
     why = CCS_PLUGIN_ERR_TRANSPORT;
     // A sender and an RMA call may both come here first for one peer.
-    std::unique_lock<std::mutex> creating(endpoint_lock_, std::defer_lock);
-    if (concurrent_) creating.lock();
+    const auto creating = hold_if_concurrent(endpoint_lock_);
     if (p.ep || p.address.empty()) return p.ep;
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |

@@ -424,6 +424,11 @@ private:
     bool concurrent_ = false;
     std::mutex endpoint_lock_;
     std::mutex send_pool_lock_;
+    // `m` held for the life of the result where calls run at once; else
+    // nothing is taken (the core's lock serializes every call).
+    std::unique_lock<std::mutex> hold_if_concurrent(std::mutex &m) {
+        return concurrent_ ? std::unique_lock<std::mutex>(m) : std::unique_lock<std::mutex>(m, std::defer_lock);
+    }
     // The AM header: the sender's rank. In UCX 1.13 a header must stay valid
     // until the send completes, so it lives as long as the worker.
     int32_t header_rank_;

@@ -11,16 +11,14 @@
 namespace ccs::ucx {
 
 void ucx_plugin::give_back(std::unique_ptr<send_buffer> b) {
-    std::unique_lock<std::mutex> pool(send_pool_lock_, std::defer_lock);
-    if (concurrent_) pool.lock();
+    const auto pool = hold_if_concurrent(send_pool_lock_);
     if (spare_send_bytes_ + b->bytes.capacity() > spare_limit) return;
     spare_send_bytes_ += b->bytes.capacity();
     spare_buffers_.push_back(std::move(b));
 }
 
 std::unique_ptr<send_buffer> ucx_plugin::take_buffer() {
-    std::unique_lock<std::mutex> pool(send_pool_lock_, std::defer_lock);
-    if (concurrent_) pool.lock();
+    const auto pool = hold_if_concurrent(send_pool_lock_);
     if (spare_buffers_.empty()) {
         auto b = std::make_unique<send_buffer>();
         b->owner = this;
