@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -21,12 +22,24 @@ using ccsrun_protocol::write_full;
 class pmi1_bootstrap final : public bootstrap {
 public:
     ~pmi1_bootstrap() override {
-        if (initialized_) {
+        if (initialized_ && !mpi_shares_connection()) {
             std::map<std::string, std::string> r;
             if (send("cmd=finalize\n")) receive("finalize_ack", r);
         }
     }
     const char *kind() const override { return "pmi1"; }
+
+    // MPICH's own PMI-1 client uses the same socket (PMI_FD) in a process
+    // that started MPI, as a runtime over CCS inside an MPI job does: the
+    // connection is then MPI's to finish. Our finalize would have the
+    // process manager close it under MPI, whose MPI_Finalize then dies
+    // writing to it.
+    static bool mpi_shares_connection() {
+        using initialized_fn = int (*)(int *);
+        auto mpi_initialized = reinterpret_cast<initialized_fn>(dlsym(RTLD_DEFAULT, "MPI_Initialized"));
+        int up = 0;
+        return mpi_initialized && mpi_initialized(&up) == 0 && up;
+    }
 
     ccs_status_t start() {
         const char *fd = std::getenv("PMI_FD");
