@@ -1,0 +1,91 @@
+#include "layouts.hpp"
+
+#include <list>
+#include <map>
+#include <mutex>
+
+namespace ccs::armci {
+namespace {
+constexpr size_t kept_layouts = 256;
+
+struct layout_cache {
+    std::mutex lock;
+    // Key: levels, count[0..levels], stride[0..levels-1].
+    std::map<std::vector<int64_t>, std::pair<strided_shape, std::list<std::vector<int64_t>>::iterator>> by_shape;
+    std::list<std::vector<int64_t>> recent;  // most recent first
+};
+layout_cache &cache() {
+    static layout_cache c;
+    return c;
+}
+}  // namespace
+
+int strided_layout(const char *call, int levels, const int *count, const int *stride, strided_shape &out) {
+    if (levels < 0 || levels > max_stride_levels)
+        return report(call, CCS_ERR_INVALID_ARG,
+                      "stride_levels " + std::to_string(levels) + " is not in 0 .. " +
+                          std::to_string(max_stride_levels));
+    if (!count || (levels > 0 && !stride)) return report(call, CCS_ERR_INVALID_ARG, "count or a stride array is NULL");
+    uint64_t bytes = 1, span = 0;
+    for (int i = 0; i <= levels; ++i) {
+        if (count[i] < 0)
+            return report(call, CCS_ERR_INVALID_ARG,
+                          "count[" + std::to_string(i) + "] = " + std::to_string(count[i]) + " is negative");
+        bytes *= static_cast<uint64_t>(count[i]);
+    }
+    if (bytes == 0) return out = strided_shape{}, 0;
+    span = static_cast<uint64_t>(count[0]);
+    bool contiguous = true;
+    uint64_t run = static_cast<uint64_t>(count[0]);
+    for (int i = 1; i <= levels; ++i) {
+        if (stride[i - 1] < 0)
+            return report(call, CCS_ERR_INVALID_ARG,
+                          "stride " + std::to_string(stride[i - 1]) + " at level " + std::to_string(i) +
+                              " is negative");
+        span += static_cast<uint64_t>(count[i] - 1) * static_cast<uint64_t>(stride[i - 1]);
+        if (count[i] > 1 && static_cast<uint64_t>(stride[i - 1]) != run) contiguous = false;
+        run *= static_cast<uint64_t>(count[i]);
+    }
+    if (contiguous) return out = strided_shape{nullptr, bytes, bytes}, 0;
+    std::vector<int64_t> key{levels};
+    for (int i = 0; i <= levels; ++i) key.push_back(count[i]);
+    for (int i = 0; i < levels; ++i) key.push_back(stride[i]);
+    layout_cache &c = cache();
+    std::lock_guard<std::mutex> hold(c.lock);
+    auto it = c.by_shape.find(key);
+    if (it != c.by_shape.end()) {
+        c.recent.splice(c.recent.begin(), c.recent, it->second.second);
+        out = it->second.first;
+        return 0;
+    }
+    int64_t counts[max_stride_levels + 1], strides[max_stride_levels];
+    for (int i = 0; i <= levels; ++i) counts[i] = count[i];
+    for (int i = 0; i < levels; ++i) strides[i] = stride[i];
+    ccs_datadesc_t dd = nullptr;
+    ccs_status_t st = ccs_datadesc_strided(levels, counts, strides, &dd);
+    if (st == CCS_OK) st = ccs_datadesc_commit(dd);
+    if (st != CCS_OK) {
+        if (dd) ccs_datadesc_free(&dd);
+        return report_ccs(call, st);
+    }
+    if (c.by_shape.size() >= kept_layouts) {
+        auto old = c.by_shape.find(c.recent.back());
+        ccs_datadesc_free(&old->second.first.layout);
+        c.by_shape.erase(old);
+        c.recent.pop_back();
+    }
+    out = strided_shape{dd, bytes, span};
+    c.recent.push_front(key);
+    c.by_shape.emplace(std::move(key), std::make_pair(out, c.recent.begin()));
+    return 0;
+}
+
+void forget_layouts() {
+    layout_cache &c = cache();
+    std::lock_guard<std::mutex> hold(c.lock);
+    for (auto &[key, entry] : c.by_shape) ccs_datadesc_free(&entry.first.layout);
+    c.by_shape.clear();
+    c.recent.clear();
+}
+
+}  // namespace ccs::armci
