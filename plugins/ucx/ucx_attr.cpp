@@ -74,7 +74,7 @@ size_t max_packet_for(const config &cfg, const transports &tls) {
 ccs_plugin_status_t ucx_plugin::query(const plugin::core_services &core, const config &cfg,
                                       ccs_plugin_attr_v1_t &attr) {
     ucp_config_t *ucx_config = nullptr;
-    ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucx_config);
+    ucs_status_t st = read_ucx_config(&ucx_config);
     if (st != UCS_OK) {
         core.log(CCS_PLUGIN_LOG_ERROR, std::string("cannot read the UCX configuration: ") + ucs_status_string(st));
         return CCS_PLUGIN_ERR_INVALID;
@@ -101,6 +101,8 @@ ccs_plugin_status_t ucx_plugin::query(const plugin::core_services &core, const c
                   tls.native_atomics ? "; network atomics" : "");
     return CCS_PLUGIN_OK;
 }
+
+ucs_status_t read_ucx_config(ucp_config_t **config) { return ucp_config_read("CCS", nullptr, config); }
 
 transports configured_transports(const ucp_config_t *ucx_config) {
     transports out{"all", true, true};

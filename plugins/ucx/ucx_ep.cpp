@@ -55,14 +55,15 @@ void ucx_plugin::log(int32_t level, const std::string &message) const {
 
 ccs_plugin_status_t ucx_plugin::init() {
     ucp_config_t *ucx_config = nullptr;
-    ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucx_config);
+    ucs_status_t st = read_ucx_config(&ucx_config);
     if (st != UCS_OK) {
         log(CCS_PLUGIN_LOG_ERROR, std::string("cannot read the UCX configuration: ") + ucs_status_string(st));
         return CCS_PLUGIN_ERR_INVALID;
     }
     // A dead peer is found by keepalive on idle endpoints; UCX's default
     // (20 s) is longer than a runtime should wait to hear of it.
-    if (!std::getenv("UCX_KEEPALIVE_INTERVAL")) (void)ucp_config_modify(ucx_config, "KEEPALIVE_INTERVAL", "1s");
+    if (!std::getenv("UCX_KEEPALIVE_INTERVAL") && !std::getenv("CCS_UCX_KEEPALIVE_INTERVAL"))
+        (void)ucp_config_modify(ucx_config, "KEEPALIVE_INTERVAL", "1s");
     cfg_.max_packet = max_packet_for(cfg_, configured_transports(ucx_config));  // as query() told the core
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;

@@ -52,6 +52,10 @@ struct transports {
     bool native_atomics = false;  // some of them carry out atomics without the target's CPU
 };
 transports configured_transports(const ucp_config_t *ucx_config);
+// UCX's configuration for CCS: each UCX_<VAR> as set, overridden by
+// CCS_UCX_<VAR> (UCX's own prefix rule), so that CCS can be given its own
+// transports while an MPI in the same process keeps UCX_*.
+ucs_status_t read_ucx_config(ucp_config_t **config);
 // config::max_packet with 0 resolved for these transports.
 size_t max_packet_for(const config &cfg, const transports &tls);
 // am_placeable_max: placeable payloads go by rendezvous, a round trip each.
