@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_rank(void) {
+static inline int check_rank(void) {
     int r = -1, up = 0;
     MPI_Initialized(&up);
     if (up) MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -29,14 +29,14 @@ static int check_rank(void) {
         }                                                                                        \
     } while (0)
 
-static void start(int *argc, char ***argv, int *me, int *nproc) {
+static inline void start(int *argc, char ***argv, int *me, int *nproc) {
     MPI_Init(argc, argv);
     CHECK(ARMCI_Init() == 0, "ARMCI_Init");
     *me = armci_msg_me();
     *nproc = armci_msg_nproc();
 }
 
-static void stop(void) {
+static inline void stop(void) {
     ARMCI_Finalize();
     MPI_Finalize();
 }

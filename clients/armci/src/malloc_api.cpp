@@ -9,18 +9,19 @@
 
 namespace ccs::armci {
 namespace {
-int allocate(const char *call, void **ptr_arr, armci_size_t bytes, const ARMCI_Group *group) {
-    const process_state &s = ready(call);
+// `problem`: what is wrong with this process's arguments, if anything. It
+// still takes part (with an impossible size), so that the others hear of
+// it instead of waiting.
+int allocate(const char *call, void **ptr_arr, armci_size_t bytes, const ARMCI_Group *group,
+             const char *problem = nullptr) {
+    ready(call);
     const group_teams &g = teams_of(call, group);
-    // A NULL table on one process still takes part, so that the others
-    // hear of it instead of waiting.
+    if (!ptr_arr && !problem) problem = "ptr_arr is NULL";
     std::string why;
     std::vector<void *> bases;
-    const ccs_status_t st =
-        allocations().create(g.all, g.members, ptr_arr ? bytes : -1, bases, why);
-    if (st != CCS_OK) return report(call, st, ptr_arr ? why : "ptr_arr is NULL (on some process)");
+    const ccs_status_t st = allocations().create(g.all, g.members, problem ? -1 : bytes, bases, why);
+    if (st != CCS_OK) return report(call, st, problem ? problem : why);
     std::memcpy(ptr_arr, bases.data(), bases.size() * sizeof(void *));
-    (void)s;
     return 0;
 }
 
@@ -64,14 +65,9 @@ int PARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
     return PARMCI_Malloc_group_memdev(ptr_arr, bytes, &world_group(), device);
 }
 int PARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group, const char *device) {
-    const char *call = "ARMCI_Malloc_memdev";
-    // An unknown device fails every member alike: it takes part with an
-    // impossible size.
-    if (!known_device(device)) {
-        fprintf(stderr, "armci: %s: CCS has no memory device '%s' (it knows default, dram)\n", call, device);
-        ptr_arr = nullptr;
-    }
-    return allocate(call, ptr_arr, bytes, group);
+    const std::string problem = known_device(device) ? "" : std::string("CCS has no memory device '") + device +
+                                                                 "' (it knows default, dram)";
+    return allocate("ARMCI_Malloc_memdev", ptr_arr, bytes, group, problem.empty() ? nullptr : problem.c_str());
 }
 int PARMCI_Free_memdev(void *ptr) { return release("ARMCI_Free_memdev", ptr, &world_group()); }
 
