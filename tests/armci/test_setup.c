@@ -65,6 +65,11 @@ static void check_allocation(int me, int nproc) {
     CHECK(ARMCI_Put(&v, (char *)bases[0] + mine + 4096 * 16, 8, 0) != 0, "address outside every allocation");
     CHECK(ARMCI_Put(&v, (char *)bases[0] + 4000, 200, 0) != 0, "range past the allocation's end");
     CHECK(ARMCI_Put(&v, slot, -8, 0) != 0, "negative size");
+    /* Nothing to move: any address will do, but not any process. */
+    CHECK(ARMCI_Put(&v, (void *)16, 0, 0) == 0 && ARMCI_Get((void *)16, &v, 0, 0) == 0, "zero bytes");
+    int zero_count[2] = {8, 0}, stride[1] = {16};
+    CHECK(ARMCI_PutS(&v, stride, (void *)16, stride, zero_count, 1, 0) == 0, "a strided shape of zero bytes");
+    CHECK(ARMCI_Put(&v, (void *)16, 0, nproc) != 0, "zero bytes to a process that is not");
     long back = 0;
     if (nproc > 1) CHECK(ARMCI_Get((long *)bases[0], &back, 8, 1) != 0, "process 1 has no allocation there");
     ARMCI_Barrier();

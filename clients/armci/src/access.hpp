@@ -52,15 +52,29 @@ inline void forget_all_in_flight() { spans().clear(); }
 
 // The key of `length` bytes at `addr` on `proc`, after checking proc, or
 // the error the call returns (reported).
-inline int locate(const char *call, const process_state &s, int proc, const void *addr, uint64_t length,
-                  ccs_rkey_t &key) {
+// 0 when proc is a process of the job, else the error (reported).
+inline int check_target(const char *call, const process_state &s, int proc) {
     if (!valid_proc(s, proc)) [[unlikely]]
         return report(call, CCS_ERR_INVALID_RANK, "process " + std::to_string(proc) + " is not in " + proc_range(s));
+    return 0;
+}
+
+// The key of `length` bytes at `addr` on a valid `proc`, or the error the
+// call returns (reported).
+inline int find_key(const char *call, int proc, const void *addr, uint64_t length, ccs_rkey_t &key) {
     std::string why;
     const ccs_status_t st = allocations().find(proc, reinterpret_cast<uintptr_t>(addr), length, key, why);
     if (st != CCS_OK) [[unlikely]]
         return report(call, st, why);
     return 0;
+}
+
+// check_target, then find_key.
+inline int locate(const char *call, const process_state &s, int proc, const void *addr, uint64_t length,
+                  ccs_rkey_t &key) {
+    if (const int rc = check_target(call, s, proc)) [[unlikely]]
+        return rc;
+    return find_key(call, proc, addr, length, key);
 }
 
 inline uint64_t address(const void *p) { return reinterpret_cast<uintptr_t>(p); }

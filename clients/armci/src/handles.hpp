@@ -19,6 +19,21 @@ struct pending_completion {
 pending_completion completion_for(armci_hdl_t *hdl);
 void count_issued(const pending_completion &p);
 
+// What an operation passes to CCS: a handle's completion when it is
+// nonblocking; for a blocking one, `done` (initialised here) when the call
+// waits for it itself (a get), else none (CCS copies a put's source).
+inline const ccs_completion_t *completion_of(bool blocking, bool waits, armci_hdl_t *hdl, ccs_counter_t &done,
+                                             pending_completion &p) {
+    if (!blocking) {
+        p = completion_for(hdl);
+        return &p.completion;
+    }
+    if (!waits) return nullptr;
+    ccs_counter_init(&done);
+    p.completion = ccs_completion_t{nullptr, nullptr, &done};
+    return &p.completion;
+}
+
 // 0, or the first error of the handle's operations (reported).
 int wait_handle(const char *call, armci_hdl_t *hdl);
 // 0 when complete (the slot is given back), 1 while not.

@@ -2,6 +2,7 @@
 #include "allocations.hpp"
 #include "groups.hpp"
 #include "handles.hpp"
+#include "layouts.hpp"
 #include "message_p2p.hpp"
 #include "mutexes.hpp"
 
@@ -129,6 +130,7 @@ int PARMCI_Finalize(void) {
     check(call, ccs_team_barrier(s.world, nullptr));
     destroy_mutexes();
     allocations().clear();
+    forget_layouts();
     free_all_groups();
     forget_messages();
     check(call, ccs_context_destroy(s.context));

@@ -23,10 +23,13 @@ int contiguous(const char *call, kind k, int datatype, void *scale, void *local,
     int type = 0;
     if (k == kind::acc && (type = acc_type(datatype)) < 0) [[unlikely]]
         return bad_acc_type(call, datatype);
-    ccs_rkey_t key;
-    if (const int rc = locate(call, s, proc, remote, static_cast<uint64_t>(bytes), key)) [[unlikely]]
+    if (const int rc = check_target(call, s, proc)) [[unlikely]]
         return rc;
-    if (bytes == 0) return 0;
+    if (bytes == 0) [[unlikely]]  // nothing moves: any address will do
+        return 0;
+    ccs_rkey_t key;
+    if (const int rc = find_key(call, proc, remote, static_cast<uint64_t>(bytes), key)) [[unlikely]]
+        return rc;
     if (!local) [[unlikely]]
         return report(call, CCS_ERR_INVALID_ARG, "the local buffer is NULL");
     const uint64_t at = address(remote);
@@ -167,8 +170,7 @@ int PARMCI_WaitAll(void) {
 int PARMCI_WaitProc(int proc) {
     const char *call = "ARMCI_WaitProc";
     const process_state &s = ready(call);
-    if (!valid_proc(s, proc))
-        return report(call, CCS_ERR_INVALID_RANK, "process " + std::to_string(proc) + " is not in " + proc_range(s));
+    if (const int rc = check_target(call, s, proc)) return rc;
     return wait_all(call);
 }
 

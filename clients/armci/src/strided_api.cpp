@@ -27,10 +27,12 @@ int strided(const char *call, kind k, int datatype, void *scale, void *local, in
     strided_shape here, there;
     if (const int rc = strided_layout(call, levels, count, local_stride, here)) return rc;
     if (const int rc = strided_layout(call, levels, count, remote_stride, there)) return rc;
-    ccs_rkey_t key;
-    if (const int rc = locate(call, s, proc, remote, there.span, key)) [[unlikely]]
+    if (const int rc = check_target(call, s, proc)) [[unlikely]]
         return rc;
     if (there.bytes == 0) return 0;
+    ccs_rkey_t key;
+    if (const int rc = find_key(call, proc, remote, there.span, key)) [[unlikely]]
+        return rc;
     if (!local) [[unlikely]]
         return report(call, CCS_ERR_INVALID_ARG, "the local buffer is NULL");
     const uint64_t at = address(remote);
@@ -38,15 +40,7 @@ int strided(const char *call, kind k, int datatype, void *scale, void *local, in
     const side l = side_of(here), r = side_of(there);
     ccs_counter_t done;
     pending_completion p{};
-    const ccs_completion_t *completion = nullptr;
-    if (!blocking) {
-        p = completion_for(hdl);
-        completion = &p.completion;
-    } else if (k == kind::get) {
-        ccs_counter_init(&done);
-        p.completion = ccs_completion_t{nullptr, nullptr, &done};
-        completion = &p.completion;
-    }
+    const ccs_completion_t *completion = completion_of(blocking, k == kind::get, hdl, done, p);
     ccs_status_t st;
     switch (k) {
     case kind::put:

@@ -15,8 +15,7 @@ int vector(const char *call, kind k, int datatype, void *scale, armci_giov_t *io
         return bad_acc_type(call, datatype);
     if (iov_len < 0 || (iov_len > 0 && !iov))
         return report(call, CCS_ERR_INVALID_ARG, "iov is NULL or iov_len " + std::to_string(iov_len) + " negative");
-    if (!valid_proc(s, proc))
-        return report(call, CCS_ERR_INVALID_RANK, "process " + std::to_string(proc) + " is not in " + proc_range(s));
+    if (const int rc = check_target(call, s, proc)) return rc;
     // Every segment is checked before any moves: a bad one changes nothing.
     std::vector<ccs_rkey_t> keys;
     for (int v = 0; v < iov_len; ++v) {
@@ -30,22 +29,14 @@ int vector(const char *call, kind k, int datatype, void *scale, armci_giov_t *io
         void **local = k == kind::get ? g.dst_ptr_array : g.src_ptr_array;
         for (int i = 0; i < g.ptr_array_len; ++i) {
             ccs_rkey_t key;
-            if (const int rc = locate(call, s, proc, remote[i], static_cast<uint64_t>(g.bytes), key)) return rc;
+            if (const int rc = find_key(call, proc, remote[i], static_cast<uint64_t>(g.bytes), key)) return rc;
             if (!local[i]) return report(call, CCS_ERR_INVALID_ARG, "a local pointer is NULL");
             keys.push_back(key);
         }
     }
     ccs_counter_t done;
-    ccs_counter_init(&done);
     pending_completion p{};
-    const ccs_completion_t *completion = nullptr;
-    if (!blocking) {
-        p = completion_for(hdl);
-        completion = &p.completion;
-    } else if (k == kind::get) {
-        p.completion = ccs_completion_t{nullptr, nullptr, &done};
-        completion = &p.completion;
-    }
+    const ccs_completion_t *completion = completion_of(blocking, k == kind::get, hdl, done, p);
     size_t next = 0;
     uint64_t issued = 0;
     for (int v = 0; v < iov_len; ++v) {
