@@ -55,6 +55,7 @@ void publish(group_teams &&g, MPI_Comm comm, ARMCI_Group *out) {
 }  // namespace
 
 ARMCI_Group &world_group() { return the_world; }
+ARMCI_Group &default_group() { return the_default; }
 
 scope_team team_of_scope(const char *call, const group_teams &g, int scope) {
     switch (scope) {
@@ -69,7 +70,6 @@ int rank_in(const scope_team &t, int proc) {
     auto it = std::find(t.members->begin(), t.members->end(), proc);
     return it == t.members->end() ? -1 : static_cast<int>(it - t.members->begin());
 }
-ARMCI_Group &default_group() { return the_default; }
 
 void create_world_group(const char *call, MPI_Comm comm, ARMCI_Group *out) {
     const process_state &s = the_process;
