@@ -7,7 +7,13 @@
 # changed the VM's phase and is left out. Prints, per point, the median
 # of the kept rounds' ratios (above 1: CCS is faster) and the figures of
 # the median round.
-# Usage: [ROUNDS=n] [MPIS="openmpi mpich"] perf/compare_armci.sh [build-dir] [test ...]
+# HOSTS=2: process 0 and 1 in two network namespaces joined by a veth pair
+# (tests/two_hosts/netns.sh, as root), both libraries over UCX's TCP
+# transport (CCS: CCS_UCX_TLS, its own node each); MPICH only, since Open
+# MPI's PMIx server is reached over the loopback a namespace does not
+# share. MPICH over UCX's TCP transport may hang in MPI_Finalize after
+# printing: each run is cut off after RUN_SECONDS (20).
+# Usage: [ROUNDS=n] [MPIS="openmpi mpich"] [HOSTS=2] perf/compare_armci.sh [build-dir] [test ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-rel}
@@ -19,6 +25,16 @@ mpis=${MPIS:-openmpi mpich}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export CCS_TRANSPORT=${CCS_TRANSPORT:-shm}
+hosts=${HOSTS:-1}
+if [ "$hosts" = 2 ]; then
+  # shellcheck source=tests/two_hosts/netns.sh
+  . tests/two_hosts/netns.sh
+  two_hosts_usable || exit 77
+  two_hosts_up || { echo "could not create the namespaces" >&2; exit 1; }
+  trap 'rm -rf "$work"; two_hosts_down' EXIT
+  export CCS_TRANSPORT=ucx CCS_UCX_TLS=tcp UCX_TLS=tcp
+  mpis=mpich
+fi
 for mpi in $mpis; do
   lib="$PWD/$build/lib/armci-$mpi"
   [ -f "$lib/libarmci.so" ] || { echo "no $lib/libarmci.so: build the ccs_armci_$mpi target" >&2; exit 1; }
@@ -34,7 +50,15 @@ run() {
   case $mpi in
     openmpi) mpirun.openmpi --allow-run-as-root --bind-to none -n 2 < /dev/null \
                sh -c 'exec taskset -c "$OMPI_COMM_WORLD_RANK" "$0" "$@"' "$bin" "$@" 2>/dev/null ;;
-    mpich) mpiexec.mpich -n 2 < /dev/null sh -c 'exec taskset -c "$PMI_RANK" "$0" "$@"' "$bin" "$@" 2>/dev/null ;;
+    mpich)
+      if [ "$hosts" = 2 ]; then
+        timeout "${RUN_SECONDS:-20}" mpiexec.mpich -n 2 < /dev/null sh -c '
+          if [ "$PMI_RANK" = 0 ]; then ns=$CCS_TWO_HOSTS_A dev=$CCS_TWO_HOSTS_DEV_A; else ns=$CCS_TWO_HOSTS_B dev=$CCS_TWO_HOSTS_DEV_B; fi
+          exec ip netns exec "$ns" env UCX_NET_DEVICES="$dev" CCS_NODE_ID="host$PMI_RANK" taskset -c "$PMI_RANK" "$0" "$@"' \
+          "$bin" "$@" 2>/dev/null
+      else
+        mpiexec.mpich -n 2 < /dev/null sh -c 'exec taskset -c "$PMI_RANK" "$0" "$@"' "$bin" "$@" 2>/dev/null
+      fi ;;
   esac | awk 'NF == 3 {print $3}'
 }
 points_of() {
@@ -47,7 +71,7 @@ points_of() {
 }
 higher_is_better() { case $1 in *_bw) return 0 ;; *) return 1 ;; esac; }
 median() { sort -g | awk '{v[NR]=$1} END{print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-echo "# CCS $(git rev-parse --short HEAD) ($build, CCS_TRANSPORT=$CCS_TRANSPORT) vs ARMCI-MPI $(dpkg-query -W -f='${Version}' libarmci-mpi-dev 2>/dev/null); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
+echo "# CCS $(git rev-parse --short HEAD) ($build, CCS_TRANSPORT=$CCS_TRANSPORT, hosts $hosts) vs ARMCI-MPI $(dpkg-query -W -f='${Version}' libarmci-mpi-dev 2>/dev/null); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 for mpi in $mpis; do
   for t in "${tests[@]}"; do
     while read -r point; do
