@@ -16,6 +16,8 @@
 # Usage: [ROUNDS=n] [MPIS="openmpi mpich"] [HOSTS=2] perf/compare_armci.sh [build-dir] [test ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=perf/rounds.sh
+. perf/rounds.sh
 build=${1:-build-rel}
 shift || true
 tests=("$@")
@@ -69,8 +71,7 @@ points_of() {
     *) echo 8 ;;
   esac
 }
-higher_is_better() { case $1 in *_bw) return 0 ;; *) return 1 ;; esac; }
-median() { sort -g | awk '{v[NR]=$1} END{print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+better() { case $1 in *_bw) echo higher ;; *) echo lower ;; esac; }
 echo "# CCS $(git rev-parse --short HEAD) ($build, CCS_TRANSPORT=$CCS_TRANSPORT, hosts $hosts) vs ARMCI-MPI $(dpkg-query -W -f='${Version}' libarmci-mpi-dev 2>/dev/null); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 for mpi in $mpis; do
   for t in "${tests[@]}"; do
@@ -84,16 +85,13 @@ for mpi in $mpis; do
         # shellcheck disable=SC2086
         b=$(run "$mpi" "$work/ref-$mpi" "$t" $point)
         if [ -z "$a" ] || [ -z "$b" ] || [ -z "$c" ]; then echo "$mpi $t $point: a run failed" >&2; continue; fi
-        keep=$(awk -v a="$a" -v b="$b" 'BEGIN{d = a > b ? a / b : b / a; print (d <= 1.15)}')
-        [ "$keep" = 1 ] || continue
-        ref=$(awk -v a="$a" -v b="$b" 'BEGIN{print (a + b) / 2}')
-        if higher_is_better "$t"; then ratio=$(awk -v c="$c" -v r="$ref" 'BEGIN{print c / r}')
-        else ratio=$(awk -v c="$c" -v r="$ref" 'BEGIN{print r / c}'); fi
+        read -r ratio ref <<< "$(turn_ratio "$a" "$c" "$b" "$(better "$t")")"
+        [ -n "$ratio" ] || continue
         ratios+=("$ratio")
         lines+=("$ratio ccs $c armci-mpi $ref")
       done
       if [ ${#ratios[@]} -eq 0 ]; then echo "$mpi $t $point: no round kept"; continue; fi
-      m=$(printf '%s\n' "${ratios[@]}" | median)
+      m=$(printf '%s\n' "${ratios[@]}" | median_of)
       fig=$(printf '%s\n' "${lines[@]}" | sort -g | awk -v m="$m" '$1 >= m {print; exit}')
       echo "$mpi $t $point: CCS/ARMCI-MPI speed $m over ${#ratios[@]} rounds ($fig)"
     done < <(points_of "$t")

@@ -12,6 +12,8 @@
 # Usage: [ROUNDS=n] [PES="2 4"] [OTHER=dir] perf/compare_shmem.sh [build-dir] [test ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=perf/rounds.sh
+. perf/rounds.sh
 build=${1:-build-rel}
 shift || true
 tests=("$@")
@@ -50,8 +52,7 @@ sizes_of() {
     *) echo 8 ;;
   esac
 }
-higher_is_better() { case $1 in *_bw) return 0 ;; *) return 1 ;; esac; }
-median() { sort -g | awk '{v[NR]=$1} END{print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+better() { case $1 in *_bw) echo higher ;; *) echo lower ;; esac; }
 echo "# CCS $(git rev-parse --short HEAD) ($build) vs Open MPI $(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null) OpenSHMEM; $(lscpu | sed -n 's/^Model name: *//p'), $cpus CPUs"
 for np in $pes; do
   for t in "${tests[@]}"; do
@@ -63,20 +64,17 @@ for np in $pes; do
         o=""
         [ -z "$other" ] || o=$(run_ccs "$other" "$work/other" "$np" "$t" "$size")
         b=$(run_ompi "$np" "$t" "$size")
-        keep=$(awk -v a="$a" -v b="$b" 'BEGIN{d = a > b ? a / b : b / a; print (d <= 1.15)}')
-        [ "$keep" = 1 ] || continue
-        ref=$(awk -v a="$a" -v b="$b" 'BEGIN{print (a + b) / 2}')
-        if higher_is_better "$t"; then ratio=$(awk -v c="$c" -v r="$ref" 'BEGIN{print c / r}')
-        else ratio=$(awk -v c="$c" -v r="$ref" 'BEGIN{print r / c}'); fi
+        read -r ratio ref <<< "$(turn_ratio "$a" "$c" "$b" "$(better "$t")")"
+        [ -n "$ratio" ] || continue
         ratios+=("$ratio")
         lines+=("$ratio ccs $c ompi $ref${o:+ other $o}")
         [ -z "$o" ] || others+=("$(awk -v c="$c" -v o="$o" 'BEGIN{print c / o}')")
       done
       if [ ${#ratios[@]} -eq 0 ]; then echo "np $np $t $size: no round kept"; continue; fi
-      m=$(printf '%s\n' "${ratios[@]}" | median)
+      m=$(printf '%s\n' "${ratios[@]}" | median_of)
       fig=$(printf '%s\n' "${lines[@]}" | sort -g | awk -v m="$m" '$1 >= m {print; exit}')
       extra=""
-      [ ${#others[@]} -eq 0 ] || extra=" this/other $(printf '%s\n' "${others[@]}" | median)"
+      [ ${#others[@]} -eq 0 ] || extra=" this/other $(printf '%s\n' "${others[@]}" | median_of)"
       echo "np $np $t $size: CCS/Open MPI speed $m over ${#ratios[@]} rounds ($fig)$extra"
     done
   done
@@ -84,5 +82,5 @@ done
 for t in "put_lat 8" "ccs_put_lat 8" "fadd_lat 8" "ccs_fadd_lat 8"; do
   vals=()
   for r in $(seq "$rounds"); do vals+=("$(run_ccs "$build" "$work/ccs" 2 $t)"); done
-  echo "np 2 CCS $t: median $(printf '%s\n' "${vals[@]}" | median) us"
+  echo "np 2 CCS $t: median $(printf '%s\n' "${vals[@]}" | median_of) us"
 done
