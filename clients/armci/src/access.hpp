@@ -50,8 +50,6 @@ inline void forget_in_flight(int proc) {
 
 inline void forget_all_in_flight() { spans().clear(); }
 
-// The key of `length` bytes at `addr` on `proc`, after checking proc, or
-// the error the call returns (reported).
 // 0 when proc is a process of the job, else the error (reported).
 inline int check_target(const char *call, const process_state &s, int proc) {
     if (!valid_proc(s, proc)) [[unlikely]]
@@ -79,16 +77,30 @@ inline int locate(const char *call, const process_state &s, int proc, const void
 
 inline uint64_t address(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 
+enum class op_kind { put, get, acc };
+
+// One contiguous CCS operation: `n` bytes between `local` and `at` on
+// `proc` (accumulate: sum of `type` with `scale`).
+inline ccs_status_t issue_contiguous(const process_state &s, op_kind k, int proc, void *local, size_t n, uint64_t at,
+                                     ccs_rkey_t key, int type, const void *scale, const ccs_completion_t *completion) {
+    switch (k) {
+        case op_kind::put: return ccs_put(s.context, proc, local, n, at, key, completion);
+        case op_kind::get: return ccs_get(s.context, proc, local, n, at, key, completion);
+        default:
+            return ccs_accumulate(s.context, proc, CCS_ACC_SUM, type, local, n, at, key, scale, nullptr, completion);
+    }
+}
+
 // ARMCI's accumulate types as CCS's (-1: not one).
 inline int acc_type(int datatype) {
     switch (datatype) {
-    case ARMCI_ACC_INT: return CCS_ACC_INT32;
-    case ARMCI_ACC_LNG: return sizeof(long) == 8 ? CCS_ACC_INT64 : CCS_ACC_INT32;
-    case ARMCI_ACC_FLT: return CCS_ACC_FLOAT;
-    case ARMCI_ACC_DBL: return CCS_ACC_DOUBLE;
-    case ARMCI_ACC_CPL: return CCS_ACC_COMPLEX_FLOAT;
-    case ARMCI_ACC_DCP: return CCS_ACC_COMPLEX_DOUBLE;
-    default: return -1;
+        case ARMCI_ACC_INT: return CCS_ACC_INT32;
+        case ARMCI_ACC_LNG: return sizeof(long) == 8 ? CCS_ACC_INT64 : CCS_ACC_INT32;
+        case ARMCI_ACC_FLT: return CCS_ACC_FLOAT;
+        case ARMCI_ACC_DBL: return CCS_ACC_DOUBLE;
+        case ARMCI_ACC_CPL: return CCS_ACC_COMPLEX_FLOAT;
+        case ARMCI_ACC_DCP: return CCS_ACC_COMPLEX_DOUBLE;
+        default: return -1;
     }
 }
 [[gnu::cold]] int bad_acc_type(const char *call, int datatype);

@@ -63,8 +63,7 @@ ccs_status_t allocation_table::create(ccs_team_t team, const std::vector<int> &m
     for (size_t i = 0; i < all.size(); ++i) {
         if (all[i].status == CCS_OK) continue;
         if (a->mem.id) ccs_mem_free(a->mem);
-        if (mine.status == CCS_OK)
-            why = "process " + std::to_string(members[i]) + " could not allocate its part";
+        if (mine.status == CCS_OK) why = "process " + std::to_string(members[i]) + " could not allocate its part";
         return static_cast<ccs_status_t>(all[i].status);
     }
     a->members = members;
@@ -119,8 +118,8 @@ ccs_status_t allocation_table::destroy(ccs_team_t team, void *mine, std::string 
         return any;
     });
     if (it == allocations_.end()) {
-        why = "the members passed no one allocation: this process " + hex(base) +
-              (mine ? "" : " (NULL)") + "; not an ARMCI_Malloc pointer, or not the same allocation everywhere";
+        why = "the members passed no one allocation: this process " + hex(base) + (mine ? "" : " (NULL)") +
+              "; not an ARMCI_Malloc pointer, or not the same allocation everywhere";
         return CCS_ERR_INVALID_ARG;
     }
     // Every member's operations on it are complete before any part goes.
@@ -135,8 +134,7 @@ ccs_status_t allocation_table::destroy(ccs_team_t team, void *mine, std::string 
     return st;
 }
 
-ccs_status_t allocation_table::find(int proc, uint64_t addr, uint64_t length, ccs_rkey_t &key,
-                                    std::string &why) const {
+ccs_status_t allocation_table::find(int proc, uint64_t addr, uint64_t length, ccs_rkey_t &key, std::string &why) const {
     static const std::map<uint64_t, remote_part> none;
     const auto &parts = static_cast<size_t>(proc) < parts_.size() ? parts_[static_cast<size_t>(proc)] : none;
     auto it = parts.upper_bound(addr);

@@ -14,7 +14,7 @@
 namespace ccs::armci {
 
 struct allocation {
-    ccs_mem_t mem{0};        // this process's part (id 0: it gave length 0)
+    ccs_mem_t mem{0};  // this process's part (id 0: it gave length 0)
     void *mine = nullptr;
     std::vector<int> members;  // absolute ids, in group order
     std::vector<uint64_t> bases;
@@ -34,8 +34,8 @@ public:
     // i's base (NULL where it gave 0). On failure (a negative length too)
     // every member gets it, since the exchange carries each member's
     // status, and nothing stays.
-    ccs_status_t create(ccs_team_t team, const std::vector<int> &members, int64_t length,
-                        std::vector<void *> &bases, std::string &why);
+    ccs_status_t create(ccs_team_t team, const std::vector<int> &members, int64_t length, std::vector<void *> &bases,
+                        std::string &why);
     // Collective over the allocation's members: frees it. `mine` is this
     // process's base (NULL where it gave 0: then `team` finds it by order).
     ccs_status_t destroy(ccs_team_t team, void *mine, std::string &why);

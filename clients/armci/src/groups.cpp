@@ -59,10 +59,10 @@ ARMCI_Group &default_group() { return the_default; }
 
 scope_team team_of_scope(const char *call, const group_teams &g, int scope) {
     switch (scope) {
-    case SCOPE_ALL: return {g.all, &g.members};
-    case SCOPE_NODE: return {g.node, &g.node_members};
-    case SCOPE_MASTERS: return {g.masters, &g.master_members};
-    default: fail(call, "scope " + std::to_string(scope) + " is none of SCOPE_ALL, SCOPE_NODE, SCOPE_MASTERS");
+        case SCOPE_ALL: return {g.all, &g.members};
+        case SCOPE_NODE: return {g.node, &g.node_members};
+        case SCOPE_MASTERS: return {g.masters, &g.master_members};
+        default: fail(call, "scope " + std::to_string(scope) + " is none of SCOPE_ALL, SCOPE_NODE, SCOPE_MASTERS");
     }
 }
 
@@ -106,9 +106,8 @@ const group_teams &teams_of(const char *call, const ARMCI_Group *group) {
     if (!group) fail(call, "the group is NULL");
     auto it = registry().find(group->grp_to_abs);
     if (it == registry().end())
-        fail(call, group->comm == MPI_COMM_NULL && group->rank == -1
-                       ? "this process is not a member of the group"
-                       : "not a group, or one already freed");
+        fail(call, group->comm == MPI_COMM_NULL && group->rank == -1 ? "this process is not a member of the group"
+                                                                     : "not a group, or one already freed");
     return it->second;
 }
 

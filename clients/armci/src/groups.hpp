@@ -11,8 +11,8 @@ namespace ccs::armci {
 
 struct group_teams {
     ccs_team_t all{0};
-    ccs_team_t node{0};     // the members on this process's node
-    ccs_team_t masters{0};  // each node's first member; {0} on the others
+    ccs_team_t node{0};               // the members on this process's node
+    ccs_team_t masters{0};            // each node's first member; {0} on the others
     std::vector<int> members;         // absolute ids, in group order
     std::vector<int> node_members;    // the same for the node team
     std::vector<int> master_members;  // and for the masters team

@@ -44,9 +44,18 @@ void give_back(handle_table &t, slot &s) {
     t.free.push_back(s.index);
 }
 
-int outcome(const char *call, const ccs_counter_t &c) {
-    if (c.errors == 0) return 0;
-    return report(call, c.first_error, std::to_string(c.errors) + " operation(s) under the handle failed");
+// Waits, without the table's lock, for the operations `s` counted when
+// called (*issued); returns with the lock held: 0, or the first failed
+// operation's error (reported).
+int wait_slot(const char *call, std::unique_lock<std::mutex> &hold, slot &s, uint64_t &issued) {
+    issued = s.issued;
+    hold.unlock();
+    const ccs_status_t st = ccs_counter_wait(&s.counter, issued);
+    hold.lock();
+    if (st == CCS_OK) return 0;
+    if (s.counter.errors == 0) return report_ccs(call, st);
+    return report(call, s.counter.first_error,
+                  std::to_string(s.counter.errors) + " operation(s) under the handle failed");
 }
 }  // namespace
 
@@ -85,11 +94,8 @@ int wait_handle(const char *call, armci_hdl_t *hdl) {
     std::unique_lock<std::mutex> hold(t.lock);
     slot *s = named(t, hdl);
     if (!s) return 0;
-    const uint64_t issued = s->issued;
-    hold.unlock();
-    const ccs_status_t st = ccs_counter_wait(&s->counter, issued);
-    hold.lock();
-    const int rc = st == CCS_OK ? 0 : outcome(call, s->counter) ? static_cast<int>(st) : report_ccs(call, st);
+    uint64_t issued = 0;
+    const int rc = wait_slot(call, hold, *s, issued);
     if (named(t, hdl) == s && s->issued == issued) give_back(t, *s);
     return rc;
 }
@@ -115,11 +121,9 @@ int wait_all(const char *call) {
     for (size_t i = 0; i <= t.slots.size(); ++i) {
         slot &s = i < t.slots.size() ? t.slots[i] : t.implicit;
         if (&s != &t.implicit && !s.in_use) continue;
-        const uint64_t issued = s.issued;
-        hold.unlock();
-        const ccs_status_t st = ccs_counter_wait(&s.counter, issued);
-        hold.lock();
-        if (st != CCS_OK && rc == 0) rc = outcome(call, s.counter) ? static_cast<int>(st) : report_ccs(call, st);
+        uint64_t issued = 0;
+        const int slot_rc = wait_slot(call, hold, s, issued);
+        if (rc == 0) rc = slot_rc;
         if (&s != &t.implicit && s.in_use && s.issued == issued) give_back(t, s);
     }
     return rc;

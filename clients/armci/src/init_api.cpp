@@ -67,8 +67,10 @@ void check_numbering(const char *call, process_state &s, MPI_Comm comm) {
     MPI_Comm_size(comm, &comm_size);
     MPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
     int32_t bad = 0;
-    if (mpi_rank != s.me || mpi_size != s.nproc) bad = 1;
-    else if (same != MPI_IDENT && same != MPI_CONGRUENT) bad = 2;
+    if (mpi_rank != s.me || mpi_size != s.nproc)
+        bad = 1;
+    else if (same != MPI_IDENT && same != MPI_CONGRUENT)
+        bad = 2;
     int32_t worst = 0;
     check(call, ccs_team_allreduce(CCS_TEAM_WORLD, &bad, &worst, 1, CCS_ACC_INT32, CCS_ACC_MAX, nullptr));
     if (worst == 1)
@@ -115,9 +117,7 @@ extern "C" {
 int PARMCI_Init(void) { return init("ARMCI_Init", MPI_THREAD_SINGLE, MPI_COMM_WORLD); }
 int PARMCI_Init_args(int *, char ***) { return init("ARMCI_Init_args", MPI_THREAD_SINGLE, MPI_COMM_WORLD); }
 int PARMCI_Init_thread(int requested) { return init("ARMCI_Init_thread", requested, MPI_COMM_WORLD); }
-int PARMCI_Init_thread_comm(int requested, MPI_Comm comm) {
-    return init("ARMCI_Init_thread_comm", requested, comm);
-}
+int PARMCI_Init_thread_comm(int requested, MPI_Comm comm) { return init("ARMCI_Init_thread_comm", requested, comm); }
 int PARMCI_Init_mpi_comm(MPI_Comm comm) { return init("ARMCI_Init_mpi_comm", MPI_THREAD_SINGLE, comm); }
 int PARMCI_Initialized(void) { return the_process.init_count > 0; }
 
@@ -128,7 +128,7 @@ int PARMCI_Finalize(void) {
     wait_all(call);
     check(call, ccs_fence_all(s.context));
     check(call, ccs_team_barrier(s.world, nullptr));
-    destroy_mutexes();
+    forget_mutexes();
     allocations().clear();
     forget_layouts();
     free_all_groups();

@@ -22,9 +22,9 @@ layout_cache &cache() {
 
 int strided_layout(const char *call, int levels, const int *count, const int *stride, strided_shape &out) {
     if (levels < 0 || levels > max_stride_levels)
-        return report(call, CCS_ERR_INVALID_ARG,
-                      "stride_levels " + std::to_string(levels) + " is not in 0 .. " +
-                          std::to_string(max_stride_levels));
+        return report(
+            call, CCS_ERR_INVALID_ARG,
+            "stride_levels " + std::to_string(levels) + " is not in 0 .. " + std::to_string(max_stride_levels));
     if (!count || (levels > 0 && !stride)) return report(call, CCS_ERR_INVALID_ARG, "count or a stride array is NULL");
     uint64_t bytes = 1, span = 0;
     for (int i = 0; i <= levels; ++i) {
@@ -39,9 +39,9 @@ int strided_layout(const char *call, int levels, const int *count, const int *st
     uint64_t run = static_cast<uint64_t>(count[0]);
     for (int i = 1; i <= levels; ++i) {
         if (stride[i - 1] < 0)
-            return report(call, CCS_ERR_INVALID_ARG,
-                          "stride " + std::to_string(stride[i - 1]) + " at level " + std::to_string(i) +
-                              " is negative");
+            return report(
+                call, CCS_ERR_INVALID_ARG,
+                "stride " + std::to_string(stride[i - 1]) + " at level " + std::to_string(i) + " is negative");
         span += static_cast<uint64_t>(count[i] - 1) * static_cast<uint64_t>(stride[i - 1]);
         if (count[i] > 1 && static_cast<uint64_t>(stride[i - 1]) != run) contiguous = false;
         run *= static_cast<uint64_t>(count[i]);

@@ -65,8 +65,8 @@ int PARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
     return PARMCI_Malloc_group_memdev(ptr_arr, bytes, &world_group(), device);
 }
 int PARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group, const char *device) {
-    const std::string problem = known_device(device) ? "" : std::string("CCS has no memory device '") + device +
-                                                                 "' (it knows default, dram)";
+    const std::string problem =
+        known_device(device) ? "" : std::string("CCS has no memory device '") + device + "' (it knows default, dram)";
     return allocate("ARMCI_Malloc_memdev", ptr_arr, bytes, group, problem.empty() ? nullptr : problem.c_str());
 }
 int PARMCI_Free_memdev(void *ptr) { return release("ARMCI_Free_memdev", ptr, &world_group()); }

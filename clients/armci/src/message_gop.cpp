@@ -10,7 +10,7 @@
 namespace ccs::armci {
 namespace {
 struct reduction {
-    int op;       // a ccs_acc_op_t
+    int op;  // a ccs_acc_op_t
     bool absolute;
 };
 
@@ -31,12 +31,12 @@ struct element {
 };
 element parse_type(const char *call, int type) {
     switch (type) {
-    case ARMCI_INT: return {CCS_ACC_INT32, sizeof(int)};
-    case ARMCI_LONG: return {sizeof(long) == 8 ? CCS_ACC_INT64 : CCS_ACC_INT32, sizeof(long)};
-    case ARMCI_LONG_LONG: return {CCS_ACC_INT64, sizeof(long long)};
-    case ARMCI_FLOAT: return {CCS_ACC_FLOAT, sizeof(float)};
-    case ARMCI_DOUBLE: return {CCS_ACC_DOUBLE, sizeof(double)};
-    default: fail(call, "type " + std::to_string(type) + " is none of ARMCI_INT .. ARMCI_DOUBLE");
+        case ARMCI_INT: return {CCS_ACC_INT32, sizeof(int)};
+        case ARMCI_LONG: return {sizeof(long) == 8 ? CCS_ACC_INT64 : CCS_ACC_INT32, sizeof(long)};
+        case ARMCI_LONG_LONG: return {CCS_ACC_INT64, sizeof(long long)};
+        case ARMCI_FLOAT: return {CCS_ACC_FLOAT, sizeof(float)};
+        case ARMCI_DOUBLE: return {CCS_ACC_DOUBLE, sizeof(double)};
+        default: fail(call, "type " + std::to_string(type) + " is none of ARMCI_INT .. ARMCI_DOUBLE");
     }
 }
 
@@ -47,11 +47,11 @@ void make_absolute(void *x, int n) {
 }
 void absolute(int type, void *x, int n) {
     switch (type) {
-    case ARMCI_INT: make_absolute<int>(x, n); break;
-    case ARMCI_LONG: make_absolute<long>(x, n); break;
-    case ARMCI_LONG_LONG: make_absolute<long long>(x, n); break;
-    case ARMCI_FLOAT: make_absolute<float>(x, n); break;
-    default: make_absolute<double>(x, n);
+        case ARMCI_INT: make_absolute<int>(x, n); break;
+        case ARMCI_LONG: make_absolute<long>(x, n); break;
+        case ARMCI_LONG_LONG: make_absolute<long long>(x, n); break;
+        case ARMCI_FLOAT: make_absolute<float>(x, n); break;
+        default: make_absolute<double>(x, n);
     }
 }
 
@@ -101,11 +101,11 @@ void select(const char *call, int scope, void *x, int n, const char *op, int typ
         bool win = !best;
         if (best) {
             switch (type) {
-            case ARMCI_INT: win = better<int>(r + 8, best + 8, smallest); break;
-            case ARMCI_LONG: win = better<long>(r + 8, best + 8, smallest); break;
-            case ARMCI_LONG_LONG: win = better<long long>(r + 8, best + 8, smallest); break;
-            case ARMCI_FLOAT: win = better<float>(r + 8, best + 8, smallest); break;
-            default: win = better<double>(r + 8, best + 8, smallest);
+                case ARMCI_INT: win = better<int>(r + 8, best + 8, smallest); break;
+                case ARMCI_LONG: win = better<long>(r + 8, best + 8, smallest); break;
+                case ARMCI_LONG_LONG: win = better<long long>(r + 8, best + 8, smallest); break;
+                case ARMCI_FLOAT: win = better<float>(r + 8, best + 8, smallest); break;
+                default: win = better<double>(r + 8, best + 8, smallest);
             }
         }
         if (win) best = r;
@@ -152,7 +152,9 @@ void armci_msg_group_dgop(double *x, int n, char *op, ARMCI_Group *group) {
 void armci_msg_gop_scope(int scope, void *x, int n, char *op, int type) {
     reduce("armci_msg_gop_scope", scope, x, n, op, type, &world_group(), true);
 }
-void armci_msg_igop(int *x, int n, char *op) { reduce("armci_msg_igop", SCOPE_ALL, x, n, op, ARMCI_INT, &world_group(), true); }
+void armci_msg_igop(int *x, int n, char *op) {
+    reduce("armci_msg_igop", SCOPE_ALL, x, n, op, ARMCI_INT, &world_group(), true);
+}
 void armci_msg_lgop(long *x, int n, char *op) {
     reduce("armci_msg_lgop", SCOPE_ALL, x, n, op, ARMCI_LONG, &world_group(), true);
 }

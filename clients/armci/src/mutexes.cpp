@@ -8,10 +8,10 @@ constexpr uint32_t granted = 0x8000'0000u;
 
 struct mutex_set {
     bool live = false;
-    std::vector<int> counts;      // mutexes hosted by each process
-    std::vector<size_t> first;    // each process's first mutex in the places array
-    std::vector<void *> bases;    // each process's words
-    std::vector<int> holding;     // per mutex index (first[p] + m): held here
+    std::vector<int> counts;    // mutexes hosted by each process
+    std::vector<size_t> first;  // each process's first mutex in the places array
+    std::vector<void *> bases;  // each process's words
+    std::vector<int> holding;   // per mutex index (first[p] + m): held here
 };
 mutex_set the_set;
 
@@ -19,7 +19,9 @@ uint32_t ticket(const process_state &s) { return static_cast<uint32_t>(s.me) + 1
 
 // The word's address on `proc`: the tail of mutex m hosted there, or this
 // line's place there.
-uint64_t tail_of(int m, int proc) { return address(the_set.bases[static_cast<size_t>(proc)]) + 4u * static_cast<unsigned>(m); }
+uint64_t tail_of(int m, int proc) {
+    return address(the_set.bases[static_cast<size_t>(proc)]) + 4u * static_cast<unsigned>(m);
+}
 uint64_t place_of(size_t index, int proc) {
     return address(the_set.bases[static_cast<size_t>(proc)]) +
            4u * (static_cast<uint64_t>(the_set.counts[static_cast<size_t>(proc)]) + index);
@@ -46,12 +48,7 @@ size_t checked_index(const char *call, const process_state &s, int mutex, int pr
 }
 }  // namespace
 
-void destroy_mutexes() {
-    if (!the_set.live) return;
-    std::string why;
-    allocations().destroy(the_process.world, the_set.bases[static_cast<size_t>(the_process.me)], why);
-    the_set = mutex_set{};
-}
+void forget_mutexes() { the_set = mutex_set{}; }
 }  // namespace ccs::armci
 
 using namespace ccs::armci;
@@ -67,8 +64,8 @@ int PARMCI_Create_mutexes(int count) {
     for (int p = 0; p < s.nproc; ++p)
         if (counts[static_cast<size_t>(p)] < 0)
             return report(call, CCS_ERR_INVALID_ARG,
-                          "process " + std::to_string(p) + " asked for " + std::to_string(counts[static_cast<size_t>(p)]) +
-                              " mutexes");
+                          "process " + std::to_string(p) + " asked for " +
+                              std::to_string(counts[static_cast<size_t>(p)]) + " mutexes");
     if (the_set.live) return report(call, CCS_ERR_INVALID_ARG, "mutexes exist already: ARMCI_Destroy_mutexes first");
     mutex_set set;
     size_t total = 0;
@@ -80,8 +77,8 @@ int PARMCI_Create_mutexes(int count) {
     std::vector<int> members;
     for (int p = 0; p < s.nproc; ++p) members.push_back(p);
     std::string why;
-    const ccs_status_t st = allocations().create(s.world, members, 4 * static_cast<int64_t>(static_cast<size_t>(count) + total),
-                                                 set.bases, why);
+    const ccs_status_t st = allocations().create(
+        s.world, members, 4 * static_cast<int64_t>(static_cast<size_t>(count) + total), set.bases, why);
     if (st != CCS_OK) return report(call, st, why);
     set.holding.assign(total, 0);
     set.live = true;
@@ -104,11 +101,14 @@ void PARMCI_Lock(int mutex, int proc) {
     const char *call = "ARMCI_Lock";
     const process_state &s = ready(call);
     const size_t index = checked_index(call, s, mutex, proc);
-    if (the_set.holding[index]) fail(call, "this process holds mutex " + std::to_string(mutex) + " of process " + std::to_string(proc) + " already");
+    if (the_set.holding[index])
+        fail(call,
+             "this process holds mutex " + std::to_string(mutex) + " of process " + std::to_string(proc) + " already");
     const uint32_t before = apply(call, s, CCS_ATOMIC_SWAP, tail_of(mutex, proc), proc, ticket(s));
     if (before != 0) {
         if (before > static_cast<uint32_t>(s.nproc)) fail(call, "the mutex's tail holds no process");
-        apply(call, s, CCS_ATOMIC_OR, place_of(index, static_cast<int>(before) - 1), static_cast<int>(before) - 1, ticket(s));
+        apply(call, s, CCS_ATOMIC_OR, place_of(index, static_cast<int>(before) - 1), static_cast<int>(before) - 1,
+              ticket(s));
         uint32_t *place = my_place(s, index);
         check(call, ccs_wait_until(place, CCS_UINT32, CCS_CMP_GE, granted));
         __atomic_fetch_and(place, ~granted, __ATOMIC_ACQ_REL);
@@ -120,7 +120,8 @@ void PARMCI_Unlock(int mutex, int proc) {
     const char *call = "ARMCI_Unlock";
     const process_state &s = ready(call);
     const size_t index = checked_index(call, s, mutex, proc);
-    if (!the_set.holding[index]) fail(call, "this process does not hold mutex " + std::to_string(mutex) + " of process " + std::to_string(proc));
+    if (!the_set.holding[index])
+        fail(call, "this process does not hold mutex " + std::to_string(mutex) + " of process " + std::to_string(proc));
     // What the lock protected is complete before the next holder goes.
     check(call, ccs_fence_all(s.context));
     forget_all_in_flight();

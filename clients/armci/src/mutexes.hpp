@@ -11,5 +11,7 @@
 #include "state.hpp"
 
 namespace ccs::armci {
-void destroy_mutexes();
-}
+// At finalize: forgets the mutexes; their words go with the other
+// allocations (allocation_table::clear), after finalize's barrier.
+void forget_mutexes();
+}  // namespace ccs::armci

@@ -12,16 +12,15 @@ int bad_acc_type(const char *call, int datatype) {
 }
 
 namespace {
-enum class kind { put, get, acc };
 
-// One contiguous operation; hdl_or_null is used only when nonblocking.
-int contiguous(const char *call, kind k, int datatype, void *scale, void *local, void *remote, int bytes, int proc,
+// One contiguous operation; `hdl` is read only when it is nonblocking.
+int contiguous(const char *call, op_kind k, int datatype, void *scale, void *local, void *remote, int bytes, int proc,
                bool blocking, armci_hdl_t *hdl) {
     const process_state &s = ready(call);
     if (bytes < 0) [[unlikely]]
         return report(call, CCS_ERR_INVALID_ARG, "size " + std::to_string(bytes) + " is negative");
     int type = 0;
-    if (k == kind::acc && (type = acc_type(datatype)) < 0) [[unlikely]]
+    if (k == op_kind::acc && (type = acc_type(datatype)) < 0) [[unlikely]]
         return bad_acc_type(call, datatype);
     if (const int rc = check_target(call, s, proc)) [[unlikely]]
         return rc;
@@ -34,27 +33,20 @@ int contiguous(const char *call, kind k, int datatype, void *scale, void *local,
         return report(call, CCS_ERR_INVALID_ARG, "the local buffer is NULL");
     const uint64_t at = address(remote);
     order_before(s, proc, at, at + static_cast<uint64_t>(bytes));
-    ccs_status_t st;
     const size_t n = static_cast<size_t>(bytes);
     if (blocking) {
-        switch (k) {
-        case kind::put: st = ccs_put(s.context, proc, local, n, at, key, nullptr); break;
-        case kind::get: st = ccs_get_sync(s.context, proc, local, n, at, key); break;
-        default:
-            st = ccs_accumulate(s.context, proc, CCS_ACC_SUM, type, local, n, at, key, scale, nullptr, nullptr);
-        }
+        // A blocking put or accumulate needs no completion (CCS copies
+        // what it must); a get waits for its own.
+        const ccs_status_t st = k == op_kind::get
+                                    ? ccs_get_sync(s.context, proc, local, n, at, key)
+                                    : issue_contiguous(s, k, proc, local, n, at, key, type, scale, nullptr);
         if (st != CCS_OK) [[unlikely]]
             return report_ccs(call, st);
-        if (k != kind::get) note_in_flight(s, proc, at, at + n);
+        if (k != op_kind::get) note_in_flight(s, proc, at, at + n);
         return 0;
     }
     const pending_completion p = completion_for(hdl);
-    switch (k) {
-    case kind::put: st = ccs_put(s.context, proc, local, n, at, key, &p.completion); break;
-    case kind::get: st = ccs_get(s.context, proc, local, n, at, key, &p.completion); break;
-    default:
-        st = ccs_accumulate(s.context, proc, CCS_ACC_SUM, type, local, n, at, key, scale, nullptr, &p.completion);
-    }
+    const ccs_status_t st = issue_contiguous(s, k, proc, local, n, at, key, type, scale, &p.completion);
     if (st != CCS_OK) [[unlikely]]
         return report_ccs(call, st);
     count_issued(p);
@@ -63,13 +55,13 @@ int contiguous(const char *call, kind k, int datatype, void *scale, void *local,
 
 template <typename T>
 int put_value(const char *call, T value, void *dst, int proc) {
-    return contiguous(call, kind::put, 0, nullptr, &value, dst, sizeof value, proc, true, nullptr);
+    return contiguous(call, op_kind::put, 0, nullptr, &value, dst, sizeof value, proc, true, nullptr);
 }
 
 template <typename T>
 T get_value(const char *call, void *src, int proc) {
     T value{};
-    if (contiguous(call, kind::get, 0, nullptr, &value, src, sizeof value, proc, true, nullptr) != 0)
+    if (contiguous(call, op_kind::get, 0, nullptr, &value, src, sizeof value, proc, true, nullptr) != 0)
         fail(call, "the value could not be read");
     return value;
 }
@@ -80,22 +72,22 @@ using namespace ccs::armci;
 
 extern "C" {
 int PARMCI_Put(void *src, void *dst, int size, int target) {
-    return contiguous("ARMCI_Put", kind::put, 0, nullptr, src, dst, size, target, true, nullptr);
+    return contiguous("ARMCI_Put", op_kind::put, 0, nullptr, src, dst, size, target, true, nullptr);
 }
 int PARMCI_Get(void *src, void *dst, int size, int target) {
-    return contiguous("ARMCI_Get", kind::get, 0, nullptr, dst, src, size, target, true, nullptr);
+    return contiguous("ARMCI_Get", op_kind::get, 0, nullptr, dst, src, size, target, true, nullptr);
 }
 int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc) {
-    return contiguous("ARMCI_Acc", kind::acc, datatype, scale, src, dst, bytes, proc, true, nullptr);
+    return contiguous("ARMCI_Acc", op_kind::acc, datatype, scale, src, dst, bytes, proc, true, nullptr);
 }
 int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl) {
-    return contiguous("ARMCI_NbPut", kind::put, 0, nullptr, src, dst, bytes, proc, false, hdl);
+    return contiguous("ARMCI_NbPut", op_kind::put, 0, nullptr, src, dst, bytes, proc, false, hdl);
 }
 int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl) {
-    return contiguous("ARMCI_NbGet", kind::get, 0, nullptr, dst, src, bytes, proc, false, hdl);
+    return contiguous("ARMCI_NbGet", op_kind::get, 0, nullptr, dst, src, bytes, proc, false, hdl);
 }
 int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl) {
-    return contiguous("ARMCI_NbAcc", kind::acc, datatype, scale, src, dst, bytes, proc, false, hdl);
+    return contiguous("ARMCI_NbAcc", op_kind::acc, datatype, scale, src, dst, bytes, proc, false, hdl);
 }
 
 // A value's source is the caller's argument, gone on return: the
@@ -103,9 +95,7 @@ int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int
 int PARMCI_PutValueInt(int src, void *dst, int proc) { return put_value("ARMCI_PutValueInt", src, dst, proc); }
 int PARMCI_PutValueLong(long src, void *dst, int proc) { return put_value("ARMCI_PutValueLong", src, dst, proc); }
 int PARMCI_PutValueFloat(float src, void *dst, int proc) { return put_value("ARMCI_PutValueFloat", src, dst, proc); }
-int PARMCI_PutValueDouble(double src, void *dst, int proc) {
-    return put_value("ARMCI_PutValueDouble", src, dst, proc);
-}
+int PARMCI_PutValueDouble(double src, void *dst, int proc) { return put_value("ARMCI_PutValueDouble", src, dst, proc); }
 int PARMCI_NbPutValueInt(int src, void *dst, int proc, armci_hdl_t *) {
     return put_value("ARMCI_NbPutValueInt", src, dst, proc);
 }
@@ -125,7 +115,7 @@ double PARMCI_GetValueDouble(void *src, int proc) { return get_value<double>("AR
 
 int PARMCI_Put_flag(void *src, void *dst, int size, int *flag, int value, int proc) {
     const char *call = "ARMCI_Put_flag";
-    if (const int rc = contiguous(call, kind::put, 0, nullptr, src, dst, size, proc, true, nullptr)) return rc;
+    if (const int rc = contiguous(call, op_kind::put, 0, nullptr, src, dst, size, proc, true, nullptr)) return rc;
     // The flag is set once the data is there.
     PARMCI_Fence(proc);
     return put_value(call, value, flag, proc);

@@ -56,5 +56,4 @@ std::string proc_range(const process_state &s);
 }  // namespace ccs::armci
 
 // The profiling interface: ARMCI_<name> is a weak alias of PARMCI_<name>.
-#define ARMCI_PROFILED(name) \
-    extern "C" __attribute__((weak, alias("P" #name))) decltype(P##name) name;
+#define ARMCI_PROFILED(name) extern "C" __attribute__((weak, alias("P" #name))) decltype(P##name) name;

@@ -6,7 +6,6 @@
 
 namespace ccs::armci {
 namespace {
-enum class kind { put, get, acc };
 
 // One side of a strided operation as CCS takes it: `count` elements of
 // `layout` (a contiguous side is that many bytes).
@@ -18,11 +17,11 @@ side side_of(const strided_shape &s) {
     return s.layout ? side{s.layout, 1} : side{CCS_BYTE, static_cast<int64_t>(s.bytes)};
 }
 
-int strided(const char *call, kind k, int datatype, void *scale, void *local, int *local_stride, void *remote,
+int strided(const char *call, op_kind k, int datatype, void *scale, void *local, int *local_stride, void *remote,
             int *remote_stride, int *count, int levels, int proc, bool blocking, armci_hdl_t *hdl) {
     const process_state &s = ready(call);
     int type = 0;
-    if (k == kind::acc && (type = acc_type(datatype)) < 0) [[unlikely]]
+    if (k == op_kind::acc && (type = acc_type(datatype)) < 0) [[unlikely]]
         return bad_acc_type(call, datatype);
     strided_shape here, there;
     if (const int rc = strided_layout(call, levels, count, local_stride, here)) return rc;
@@ -40,24 +39,26 @@ int strided(const char *call, kind k, int datatype, void *scale, void *local, in
     const side l = side_of(here), r = side_of(there);
     ccs_counter_t done;
     pending_completion p{};
-    const ccs_completion_t *completion = completion_of(blocking, k == kind::get, hdl, done, p);
+    const ccs_completion_t *completion = completion_of(blocking, k == op_kind::get, hdl, done, p);
     ccs_status_t st;
     switch (k) {
-    case kind::put:
-        st = ccs_put_datadesc(s.context, proc, local, l.count, l.layout, at, r.count, r.layout, key, completion);
-        break;
-    case kind::get:
-        st = ccs_get_datadesc(s.context, proc, local, l.count, l.layout, at, r.count, r.layout, key, completion);
-        break;
-    default:
-        st = ccs_accumulate_datadesc(s.context, proc, CCS_ACC_SUM, type, local, l.count, l.layout, at, r.count,
-                                     r.layout, key, scale, nullptr, completion);
+        case op_kind::put:
+            st = ccs_put_datadesc(s.context, proc, local, l.count, l.layout, at, r.count, r.layout, key, completion);
+            break;
+        case op_kind::get:
+            st = ccs_get_datadesc(s.context, proc, local, l.count, l.layout, at, r.count, r.layout, key, completion);
+            break;
+        default:
+            st = ccs_accumulate_datadesc(s.context, proc, CCS_ACC_SUM, type, local, l.count, l.layout, at, r.count,
+                                         r.layout, key, scale, nullptr, completion);
     }
-    if (st == CCS_OK && blocking && k == kind::get) st = ccs_counter_wait(&done, 1);
+    if (st == CCS_OK && blocking && k == op_kind::get) st = ccs_counter_wait(&done, 1);
     if (st != CCS_OK) [[unlikely]]
         return report_ccs(call, st);
-    if (!blocking) count_issued(p);
-    else if (k != kind::get) note_in_flight(s, proc, at, at + there.span);
+    if (!blocking)
+        count_issued(p);
+    else if (k != op_kind::get)
+        note_in_flight(s, proc, at, at + there.span);
     return 0;
 }
 
@@ -80,35 +81,35 @@ void local_copy(const char *call, bool pack, void *ptr, int levels, int *stride,
 using namespace ccs::armci;
 
 extern "C" {
-int PARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
-                int stride_levels, int proc) {
-    return strided("ARMCI_PutS", kind::put, 0, nullptr, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+int PARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[], int stride_levels,
+                int proc) {
+    return strided("ARMCI_PutS", op_kind::put, 0, nullptr, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, true, nullptr);
 }
-int PARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
-                int stride_levels, int proc) {
-    return strided("ARMCI_GetS", kind::get, 0, nullptr, dst_ptr, dst_stride_ar, src_ptr, src_stride_ar, count,
+int PARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[], int stride_levels,
+                int proc) {
+    return strided("ARMCI_GetS", op_kind::get, 0, nullptr, dst_ptr, dst_stride_ar, src_ptr, src_stride_ar, count,
                    stride_levels, proc, true, nullptr);
 }
 int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
                 int count[], int stride_levels, int proc) {
-    return strided("ARMCI_AccS", kind::acc, datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+    return strided("ARMCI_AccS", op_kind::acc, datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, true, nullptr);
 }
 int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
                   int stride_levels, int proc, armci_hdl_t *hdl) {
-    return strided("ARMCI_NbPutS", kind::put, 0, nullptr, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+    return strided("ARMCI_NbPutS", op_kind::put, 0, nullptr, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, false, hdl);
 }
 int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
                   int stride_levels, int proc, armci_hdl_t *hdl) {
-    return strided("ARMCI_NbGetS", kind::get, 0, nullptr, dst_ptr, dst_stride_ar, src_ptr, src_stride_ar, count,
+    return strided("ARMCI_NbGetS", op_kind::get, 0, nullptr, dst_ptr, dst_stride_ar, src_ptr, src_stride_ar, count,
                    stride_levels, proc, false, hdl);
 }
-int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr,
-                  int dst_stride_ar[], int count[], int stride_levels, int proc, armci_hdl_t *hdl) {
-    return strided("ARMCI_NbAccS", kind::acc, datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                   count, stride_levels, proc, false, hdl);
+int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                  int count[], int stride_levels, int proc, armci_hdl_t *hdl) {
+    return strided("ARMCI_NbAccS", op_kind::acc, datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                   stride_levels, proc, false, hdl);
 }
 
 int PARMCI_PutS_flag(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],

@@ -5,13 +5,12 @@
 
 namespace ccs::armci {
 namespace {
-enum class kind { put, get, acc };
 
-int vector(const char *call, kind k, int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
+int vector(const char *call, op_kind k, int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
            bool blocking, armci_hdl_t *hdl) {
     const process_state &s = ready(call);
     int type = 0;
-    if (k == kind::acc && (type = acc_type(datatype)) < 0) [[unlikely]]
+    if (k == op_kind::acc && (type = acc_type(datatype)) < 0) [[unlikely]]
         return bad_acc_type(call, datatype);
     if (iov_len < 0 || (iov_len > 0 && !iov))
         return report(call, CCS_ERR_INVALID_ARG, "iov is NULL or iov_len " + std::to_string(iov_len) + " negative");
@@ -25,8 +24,8 @@ int vector(const char *call, kind k, int datatype, void *scale, armci_giov_t *io
         if (g.bytes == 0 || g.ptr_array_len == 0) continue;
         if (!g.src_ptr_array || !g.dst_ptr_array)
             return report(call, CCS_ERR_INVALID_ARG, "iov[" + std::to_string(v) + "] has a NULL pointer array");
-        void **remote = k == kind::get ? g.src_ptr_array : g.dst_ptr_array;
-        void **local = k == kind::get ? g.dst_ptr_array : g.src_ptr_array;
+        void **remote = k == op_kind::get ? g.src_ptr_array : g.dst_ptr_array;
+        void **local = k == op_kind::get ? g.dst_ptr_array : g.src_ptr_array;
         for (int i = 0; i < g.ptr_array_len; ++i) {
             ccs_rkey_t key;
             if (const int rc = find_key(call, proc, remote[i], static_cast<uint64_t>(g.bytes), key)) return rc;
@@ -36,7 +35,7 @@ int vector(const char *call, kind k, int datatype, void *scale, armci_giov_t *io
     }
     ccs_counter_t done;
     pending_completion p{};
-    const ccs_completion_t *completion = completion_of(blocking, k == kind::get, hdl, done, p);
+    const ccs_completion_t *completion = completion_of(blocking, k == op_kind::get, hdl, done, p);
     size_t next = 0;
     uint64_t issued = 0;
     for (int v = 0; v < iov_len; ++v) {
@@ -45,28 +44,23 @@ int vector(const char *call, kind k, int datatype, void *scale, armci_giov_t *io
         const size_t n = static_cast<size_t>(g.bytes);
         for (int i = 0; i < g.ptr_array_len; ++i) {
             const ccs_rkey_t key = keys[next++];
-            void *local = k == kind::get ? g.dst_ptr_array[i] : g.src_ptr_array[i];
-            const uint64_t at = address(k == kind::get ? g.src_ptr_array[i] : g.dst_ptr_array[i]);
+            void *local = k == op_kind::get ? g.dst_ptr_array[i] : g.src_ptr_array[i];
+            const uint64_t at = address(k == op_kind::get ? g.src_ptr_array[i] : g.dst_ptr_array[i]);
             order_before(s, proc, at, at + n);
-            ccs_status_t st;
-            switch (k) {
-            case kind::put: st = ccs_put(s.context, proc, local, n, at, key, completion); break;
-            case kind::get: st = ccs_get(s.context, proc, local, n, at, key, completion); break;
-            default:
-                st = ccs_accumulate(s.context, proc, CCS_ACC_SUM, type, local, n, at, key, scale, nullptr,
-                                    completion);
-            }
+            const ccs_status_t st = issue_contiguous(s, k, proc, local, n, at, key, type, scale, completion);
             if (st != CCS_OK) {
                 const int rc = report_ccs(call, st);
-                if (k == kind::get && blocking) ccs_counter_wait(&done, issued);
+                if (k == op_kind::get && blocking) ccs_counter_wait(&done, issued);
                 return rc;
             }
             ++issued;
-            if (!blocking) count_issued(p);
-            else if (k != kind::get) note_in_flight(s, proc, at, at + n);
+            if (!blocking)
+                count_issued(p);
+            else if (k != op_kind::get)
+                note_in_flight(s, proc, at, at + n);
         }
     }
-    if (blocking && k == kind::get) {
+    if (blocking && k == op_kind::get) {
         const ccs_status_t st = ccs_counter_wait(&done, issued);
         if (st != CCS_OK) return report_ccs(call, st);
     }
@@ -79,22 +73,22 @@ using namespace ccs::armci;
 
 extern "C" {
 int PARMCI_PutV(armci_giov_t *iov, int iov_len, int proc) {
-    return vector("ARMCI_PutV", kind::put, 0, nullptr, iov, iov_len, proc, true, nullptr);
+    return vector("ARMCI_PutV", op_kind::put, 0, nullptr, iov, iov_len, proc, true, nullptr);
 }
 int PARMCI_GetV(armci_giov_t *iov, int iov_len, int proc) {
-    return vector("ARMCI_GetV", kind::get, 0, nullptr, iov, iov_len, proc, true, nullptr);
+    return vector("ARMCI_GetV", op_kind::get, 0, nullptr, iov, iov_len, proc, true, nullptr);
 }
 int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc) {
-    return vector("ARMCI_AccV", kind::acc, datatype, scale, iov, iov_len, proc, true, nullptr);
+    return vector("ARMCI_AccV", op_kind::acc, datatype, scale, iov, iov_len, proc, true, nullptr);
 }
 int PARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *hdl) {
-    return vector("ARMCI_NbPutV", kind::put, 0, nullptr, iov, iov_len, proc, false, hdl);
+    return vector("ARMCI_NbPutV", op_kind::put, 0, nullptr, iov, iov_len, proc, false, hdl);
 }
 int PARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *hdl) {
-    return vector("ARMCI_NbGetV", kind::get, 0, nullptr, iov, iov_len, proc, false, hdl);
+    return vector("ARMCI_NbGetV", op_kind::get, 0, nullptr, iov, iov_len, proc, false, hdl);
 }
 int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *hdl) {
-    return vector("ARMCI_NbAccV", kind::acc, datatype, scale, iov, iov_len, proc, false, hdl);
+    return vector("ARMCI_NbAccV", op_kind::acc, datatype, scale, iov, iov_len, proc, false, hdl);
 }
 }
 
