@@ -311,12 +311,14 @@ bool runtime::serve_in_background() {
     // Serve until idle a while, or until the application polls again, or
     // until what waits for the application reaches the queue limit.
     bool polled = false;
+    bool served = false;
     for (uint32_t idle = 0; idle < 64 && !(polled = application_polled()) && !am_->deferred_full();) {
         am_->set_deferring(true);
         const int events = poll();
         am_->set_deferring(false);
         if (events > 0) {
             idle = 0;
+            served = true;
             sleeper_.wake();
         } else {
             ++idle;
@@ -326,7 +328,16 @@ bool runtime::serve_in_background() {
     // The application polls again, or must run what waits for it first:
     // look again later, without sleeping on the wake-ups.
     if (polled || am_->deferred_full() || application_polled()) return true;
-    sleeper_.sleep(settings_.wait_sleep_max);
+    // An arrival ends the sleep at once; its timeout only bounds a wake-up
+    // lost to a race and how late a dead peer is seen. Each timeout costs
+    // the application's CPU a context switch (a tenth of a bulk put's
+    // bandwidth at one per millisecond), so the timeout doubles while
+    // nothing comes, up to progress_thread::sleep_at_most.
+    if (served) background_sleep_ = settings_.wait_sleep_max;
+    const uint64_t woken = sleeper_.woken();
+    sleeper_.sleep(background_sleep_);
+    const auto longest = std::max<std::chrono::nanoseconds>(settings_.wait_sleep_max, progress_thread::sleep_at_most);
+    background_sleep_ = sleeper_.woken() != woken ? settings_.wait_sleep_max : std::min(background_sleep_ * 2, longest);
     return false;
 }
 
@@ -503,6 +514,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"progress.thread", progress_thread_.running() ? 1u : 0u},
         {"progress.sleeps", sleeper_.sleeps()},
         {"progress.sleeps_woken", sleeper_.woken()},
+        {"progress.sleeps_sliced", sleeper_.sliced() ? 1u : 0u},
         {"transports", wired_.transports.size()},
         {"nodes", wired_.num_nodes},
     };

@@ -274,6 +274,7 @@ private:
     // a time); the progress thread reads it without the lock.
     std::atomic<uint64_t> application_polls_{0};
     uint64_t application_polls_seen_ = 0;  // the progress thread's
+    std::chrono::nanoseconds background_sleep_{0};  // the progress thread's
     progress_thread progress_thread_;
 };
 

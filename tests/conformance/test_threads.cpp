@@ -364,6 +364,25 @@ TEST(ProgressThread, ServesAtomicsAndGetsWhileTheTargetComputes) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
+// With the progress thread on and every process quiet, nothing arrives:
+// the thread's sleeps end on their timeout alone, each longer than the
+// one before up to 16 ms, since each timeout costs the application's CPU
+// a context switch. At 1 ms each, a second would hold about a thousand.
+TEST(ProgressThread, AQuietProcessIsWokenEverLessOften) {
+    if (stat("progress.thread") == 0) GTEST_SKIP() << "the progress thread is off (CCS_PROGRESS_THREAD=1)";
+    if (!sleeps_tested()) GTEST_SKIP() << "a second of quiet: CCS_TEST_SLEEPS=1";
+    if (stat("progress.sleeps_sliced") != 0) GTEST_SKIP() << "a transport has no wake-up: sleeps are slices";
+    CCS_ASSERT_OK(ccs_barrier());
+    const uint64_t before = stat("progress.sleeps");
+    const double start = now_seconds();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const uint64_t sleeps = stat("progress.sleeps") - before;
+    const double quiet = now_seconds() - start;
+    // 1 + 2 + 4 + 8 ms, then 16 ms each: about 65 in a second.
+    EXPECT_LT(sleeps, 250u) << sleeps << " sleeps in " << quiet << " s of quiet";
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
 // Messages to rank 0 while it computes: a context that lets its handlers
 // run on the progress thread has them run there at once, a large message
 // (fragmented) included; another context's wait for rank 0's next call,

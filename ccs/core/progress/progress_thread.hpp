@@ -20,6 +20,9 @@ public:
     // first, and at most once it has kept polling for a while.
     static constexpr std::chrono::microseconds look_every{1000};
     static constexpr std::chrono::microseconds look_at_most{16000};
+    // The longest sleep on the wake-ups once nothing has come for a while
+    // (CCS_WAIT_SLEEP_MAX_US at first, doubled at each quiet round).
+    static constexpr std::chrono::microseconds sleep_at_most{16000};
 
     progress_thread() = default;
     ~progress_thread() { stop(); }

@@ -41,6 +41,8 @@ public:
     // Sleeps so far, and those a wake-up ended before their time.
     uint64_t sleeps() const { return sleeps_; }
     uint64_t woken() const { return woken_; }
+    // Whether sleeps are cut into slices (some transport has no wake-up).
+    bool sliced() const { return !complete_; }
 
 private:
     std::vector<transport *> transports_;
