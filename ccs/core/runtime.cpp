@@ -333,11 +333,12 @@ bool runtime::serve_in_background() {
     // the application's CPU a context switch (a tenth of a bulk put's
     // bandwidth at one per millisecond), so the timeout doubles while
     // nothing comes, up to progress_thread::sleep_at_most.
-    if (served) background_sleep_ = settings_.wait_sleep_max;
+    const std::chrono::nanoseconds shortest = settings_.wait_sleep_max;
+    const std::chrono::nanoseconds longest = std::max<std::chrono::nanoseconds>(shortest, progress_thread::sleep_at_most);
+    if (served) background_sleep_ = shortest;
     const uint64_t woken = sleeper_.woken();
     sleeper_.sleep(background_sleep_);
-    const auto longest = std::max<std::chrono::nanoseconds>(settings_.wait_sleep_max, progress_thread::sleep_at_most);
-    background_sleep_ = sleeper_.woken() != woken ? settings_.wait_sleep_max : std::min(background_sleep_ * 2, longest);
+    background_sleep_ = sleeper_.woken() != woken ? shortest : std::clamp(background_sleep_ * 2, shortest, longest);
     return false;
 }
 
@@ -347,6 +348,7 @@ void runtime::start_progress_thread() {
     api_lock::set_biased(thread_level_ < CCS_THREAD_MULTIPLE);
     api_lock::set(true);
     application_polls_seen_ = application_polls_.load(std::memory_order_relaxed);
+    background_sleep_ = settings_.wait_sleep_max;
     progress_thread_.start([this] { return application_polled(); }, [this] { return serve_in_background(); },
                            [this] { sleeper_.wake(); });
 }
