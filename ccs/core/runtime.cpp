@@ -117,7 +117,7 @@ ccs_status_t runtime::release() {
 ccs_status_t runtime::read_settings(settings &out) {
     param_declare_core();
     std::string error, emulate, expose, symmetric, cross_memory, progress_thread;
-    size_t spin_us = 0, sleep_max_us = 0;
+    size_t spin_us = 0, spin_max_us = 0, sleep_max_us = 0;
     log_level level;  // only checked here: the log reads its level itself
     if (!log_level_param(level, error) || !param_size("CCS_AM_QUEUE_LIMIT", "bytes", SIZE_MAX, out.queue_limit, error) ||
         !param_size("CCS_AM_BUFFER_CACHE", "bytes", SIZE_MAX, out.buffer_cache, error) ||
@@ -131,12 +131,14 @@ ccs_status_t runtime::read_settings(settings &out) {
         !param_choice("CCS_SYMMETRIC_ADDRESS", {"same", "offset"}, symmetric, error) ||
         !param_choice("CCS_COLL_CROSS_MEMORY", {"auto", "always", "never"}, cross_memory, error) ||
         !param_size("CCS_WAIT_SPIN_US", "microseconds", 60000000, spin_us, error) ||
+        !param_size("CCS_WAIT_SPIN_MAX_US", "microseconds", 60000000, spin_max_us, error) ||
         !param_size("CCS_WAIT_SLEEP_MAX_US", "microseconds", 1000000, sleep_max_us, error) ||
         !param_choice("CCS_PROGRESS_THREAD", {"0", "1"}, progress_thread, error))
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: " + error);
     if (sleep_max_us == 0)
         return fail(CCS_ERR_INVALID_ARG, "ccs_init: CCS_WAIT_SLEEP_MAX_US='0': a sleep lasts at least 1 µs");
     out.wait_spin = std::chrono::microseconds(spin_us);
+    out.wait_spin_max = std::chrono::microseconds(spin_max_us);
     out.wait_sleep_max = std::chrono::microseconds(sleep_max_us);
     out.progress_thread = progress_thread == "1";
     out.symmetric_same_address = symmetric == "same";
@@ -177,7 +179,7 @@ ccs_status_t runtime::start() {
     long on_node = 0;
     for (int peer = 0; peer < size_; ++peer) on_node += same_node(peer);
     backoff_.set_oversubscribed(on_node > ::sysconf(_SC_NPROCESSORS_ONLN));
-    wait_spin_ticks_ = tick_clock::ticks(settings_.wait_spin);
+    spin_.set_bounds(tick_clock::ticks(settings_.wait_spin), tick_clock::ticks(settings_.wait_spin_max));
     std::vector<transport *> all;
     for (const auto &t : wired_.transports) all.push_back(t.get());
     const std::string no_sleep = sleeper_.set_up(all);
@@ -295,9 +297,13 @@ int runtime::poll_shared() {
 void runtime::sleep_if_idle_long() {
     // Inside a handler the lock is held deeper than one call: no sleep.
     if (in_callback() || (api_lock::on() && !api_lock::held_outermost())) return;
-    if (tick_clock::now() - pace_.idle_since < wait_spin_ticks_) return;
+    if (tick_clock::now() - pace_.idle_since < spin_.ticks()) return;
     if (sleeper_.sleep(std::min(pace_.slice, settings_.wait_sleep_max)))
         pace_.slice = std::min(pace_.slice * 2, settings_.wait_sleep_max);
+}
+
+void runtime::learn_spin() {
+    spin_.wait_lasted(tick_clock::now() - pace_.idle_since, backoff_.oversubscribed() || backoff_.crowded());
 }
 
 bool runtime::application_polled() {

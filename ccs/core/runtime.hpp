@@ -19,6 +19,7 @@
 #include "core/rma/symmetric_blocks.hpp"
 #include "util/api_lock.hpp"
 #include "util/backoff.hpp"
+#include "util/learned_spin.hpp"
 #include "util/poll_gap.hpp"
 #include "util/tick_clock.hpp"
 #include "wireup.hpp"
@@ -99,6 +100,13 @@ public:
     void progress_until(Done done) {
         wait_begins();
         while (!done()) wait_pass();
+        wait_ends();
+    }
+    // A blocking wait ended: one that went idle sets how long the next
+    // spins (learn_spin).
+    void wait_ends() {
+        if (pace_.idle_polls != 0) [[unlikely]]
+            learn_spin();
     }
     // One pass of a blocking wait: progress, and once the wait has been
     // idle for CCS_WAIT_SPIN_US, a sleep until a transport has something,
@@ -130,6 +138,12 @@ public:
     // thread found it), after `am_engine::failure_grace` more.
     template <typename Done>
     bool wait_on_memory(Done done) {
+        const bool held = wait_on_memory_until(done);
+        wait_ends();
+        return held;
+    }
+    template <typename Done>
+    bool wait_on_memory_until(Done &done) {
         wait_begins();
         const uint64_t failures = am_->stats().peers_failed;
         uint64_t tight_until = 0, give_up_at = 0;
@@ -214,6 +228,7 @@ private:
         bool expose_all = false;                      // CCS_RMA_EXPOSE
         bool symmetric_same_address = true;           // CCS_SYMMETRIC_ADDRESS
         std::chrono::nanoseconds wait_spin{0};        // CCS_WAIT_SPIN_US
+        std::chrono::nanoseconds wait_spin_max{0};    // CCS_WAIT_SPIN_MAX_US
         std::chrono::nanoseconds wait_sleep_max{0};   // CCS_WAIT_SLEEP_MAX_US
         bool progress_thread = false;                 // CCS_PROGRESS_THREAD
         coll::cross_memory_use coll_cross_memory{};   // CCS_COLL_CROSS_MEMORY
@@ -227,8 +242,11 @@ private:
     void stop();
     int poll();
     [[gnu::noinline]] int poll_shared();
-    // The wait has been idle for CCS_WAIT_SPIN_US: sleeps (longer each time).
+    // The wait has been idle for spin_.ticks(): sleeps (longer each time).
     void sleep_if_idle_long();
+    // How long the wait that ends was idle sets the next one's spin
+    // (util/learned_spin.hpp).
+    void learn_spin();
     // The progress thread's round (progress_thread.hpp): true when the
     // application polled since the last one.
     bool serve_in_background();
@@ -265,7 +283,7 @@ private:
         std::chrono::nanoseconds slice{};
     };
     wait_pace pace_;
-    uint64_t wait_spin_ticks_ = 0;
+    learned_spin spin_;  // CCS_WAIT_SPIN_US, CCS_WAIT_SPIN_MAX_US
     sleeper sleeper_;
     int thread_level_ = CCS_THREAD_SINGLE;
     // Application passes through progress(); the progress thread stays

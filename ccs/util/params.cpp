@@ -113,6 +113,10 @@ void param_declare_core() {
              "ns between looks of ccs_wait_until at its word once a wait has lasted 200 ns (pause instructions; 0: none)");
     remember("CCS_WAIT_SPIN_US", "50",
              "µs a blocking wait (counters, fences, barriers, ccs_wait_until, finalize) polls before it sleeps");
+    remember("CCS_WAIT_SPIN_MAX_US", "1000",
+             "longest µs a blocking wait polls before it sleeps after the previous wait ended within this time "
+             "(it then polls a quarter longer than that one lasted; never on a crowded node; "
+             "CCS_WAIT_SPIN_US or less: always CCS_WAIT_SPIN_US)");
     remember("CCS_WAIT_SLEEP_MAX_US", "1000",
              "longest µs a sleeping wait goes without polling: arrivals wake it sooner, a put into polled memory "
              "does not");

@@ -78,7 +78,7 @@ TEST(Lifecycle, ABadParameterFailsInitByNameAndLeavesNothingBehind) {
                {"CCS_RMA_EMULATE", "yes"},        {"CCS_RMA_EXPOSE", "everything"},
                {"CCS_LOG_LEVEL", "loud"},         {"CCS_WAIT_SPIN_US", "soon"},
                {"CCS_WAIT_SLEEP_MAX_US", "2000000"}, {"CCS_WAIT_SLEEP_MAX_US", "0"},
-               {"CCS_PROGRESS_THREAD", "yes"}};
+               {"CCS_WAIT_SPIN_MAX_US", "1 ms"},  {"CCS_PROGRESS_THREAD", "yes"}};
     for (const auto &b : bad) {
         SCOPED_TRACE(std::string(b.name) + "='" + b.value + "'");
         ::setenv(b.name, b.value, 1);
