@@ -282,6 +282,35 @@ TEST_P(Accumulate, LayoutsFetchTheOldValuesInStreamOrder) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
+// From a strided source into contiguous elements, with the old values
+// fetched: the reverse of the above, one element per source piece, more
+// pieces than one batch of the kernel, and a scale.
+TEST_P(Accumulate, AStridedSourceIntoContiguousElementsWithTheOldValues) {
+    scoped_context ctx("accumulate-strided-source");
+    window w(GetParam());
+    constexpr int64_t count = 1000;
+    layout word, from;
+    strided_words(from, word, count, 1, 3);
+    std::vector<double> initial(count), src(3 * count, -1.0), fetched(count, -1), now(count);
+    for (size_t i = 0; i < initial.size(); ++i) initial[i] = static_cast<double>(i) + rank();
+    for (size_t i = 0; i < static_cast<size_t>(count); ++i) src[3 * i] = static_cast<double>(i % 7);
+    const uint64_t at = w.slot(right(), rank());
+    CCS_ASSERT_OK(ccs_put_sync(ctx, right(), initial.data(), initial.size() * 8, at, w.key(right())));
+    const double scale = 2.0;
+    ccs_counter_t counter;
+    CCS_EXPECT_OK(ccs_counter_init(&counter));
+    const ccs_completion_t done{nullptr, nullptr, &counter};
+    CCS_ASSERT_OK(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 1, from.dd, at,
+                                          count * 8, CCS_BYTE, w.key(right()), &scale, fetched.data(), &done));
+    CCS_ASSERT_OK(ccs_counter_wait(&counter, 1));
+    CCS_ASSERT_OK(ccs_get_sync(ctx, right(), now.data(), now.size() * 8, at, w.key(right())));
+    for (size_t i = 0; i < static_cast<size_t>(count); ++i) {
+        ASSERT_EQ(fetched[i], initial[i]) << i;
+        ASSERT_EQ(now[i], initial[i] + 2.0 * static_cast<double>(i % 7)) << i;
+    }
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
 // Pieces that are not whole elements, or target pieces not aligned for
 // them, are refused before anything moves.
 TEST(AccumulateBadInput, LayoutPiecesMustHoldWholeAlignedElements) {

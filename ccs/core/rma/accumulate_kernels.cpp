@@ -3,16 +3,32 @@
 namespace ccs {
 namespace {
 
-// The loops, inlined into one build per vector width below.
-[[gnu::always_inline]] inline void apply(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes,
-                                         uint8_t *old) {
-    if (old) std::memcpy(old, dst, bytes);
-    const size_t n = bytes / acc_element_size(a.type);
+// The loops, inlined into one build per vector width below; the type and
+// the scale are read once for all the spans.
+[[gnu::always_inline]] inline void apply(const rma_accumulate &a, const acc_span *spans, size_t count, uint8_t *old) {
     auto run = [&](auto zero) [[gnu::always_inline]] {
         using T = decltype(zero);
         T scale;
         std::memcpy(&scale, a.scale, sizeof scale);
-        acc_apply_as<T>(a.op, reinterpret_cast<T *>(dst), reinterpret_cast<const T *>(src), n, scale);
+        const auto each = [&](auto body) [[gnu::always_inline]] {
+            for (size_t i = 0; i < count; ++i) {
+                const acc_span &s = spans[i];
+                if (old) {
+                    std::memcpy(old, s.dst, s.bytes);
+                    old += s.bytes;
+                }
+                body(reinterpret_cast<T *>(s.dst), reinterpret_cast<const T *>(s.src), s.bytes / sizeof(T));
+            }
+        };
+        // The unscaled sum, the common case, chosen once for all the spans
+        // rather than per span: a span may be one element.
+        if (a.op == CCS_ACC_SUM && scale == T(1))
+            each([](T *dst, const T *src, size_t n) [[gnu::always_inline]] {
+                for (size_t i = 0; i < n; ++i) dst[i] += src[i];
+            });
+        else
+            each([&](T *dst, const T *src, size_t n)
+                     [[gnu::always_inline]] { acc_apply_as<T>(a.op, dst, src, n, scale); });
     };
     // Signed sums and products wrap as unsigned ones do (and would be
     // undefined as signed); only MIN and MAX need the sign.
@@ -29,19 +45,18 @@ namespace {
     }
 }
 
-[[gnu::target("avx512f")]] void apply_avx512(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes,
+[[gnu::target("avx512f")]] void apply_avx512(const rma_accumulate &a, const acc_span *spans, size_t count,
                                              uint8_t *old) {
-    apply(a, dst, src, bytes, old);
+    apply(a, spans, count, old);
 }
-[[gnu::target("avx2")]] void apply_avx2(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes,
-                                        uint8_t *old) {
-    apply(a, dst, src, bytes, old);
+[[gnu::target("avx2")]] void apply_avx2(const rma_accumulate &a, const acc_span *spans, size_t count, uint8_t *old) {
+    apply(a, spans, count, old);
 }
-void apply_baseline(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old) {
-    apply(a, dst, src, bytes, old);
+void apply_baseline(const rma_accumulate &a, const acc_span *spans, size_t count, uint8_t *old) {
+    apply(a, spans, count, old);
 }
 
-using kernel = void (*)(const rma_accumulate &, uint8_t *, const uint8_t *, size_t, uint8_t *);
+using kernel = void (*)(const rma_accumulate &, const acc_span *, size_t, uint8_t *);
 
 // The widest build this CPU runs. Chosen by hand rather than by an ifunc
 // (target_clones): a resolver runs before the sanitizers' runtimes start.
@@ -52,14 +67,23 @@ kernel widest() {
     return apply_baseline;
 }
 
+kernel chosen_kernel() {
+    static const kernel chosen = widest();
+    return chosen;
+}
+
 }  // namespace
+
+void apply_accumulate_spans(const rma_accumulate &a, const acc_span *spans, size_t count, uint8_t *old) {
+    chosen_kernel()(a, spans, count, old);
+}
 
 // The loops are memory-bound at 64 KiB and more, compute-bound below,
 // where AVX-512 does 8 doubles an instruction to the baseline's 2.
 void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old) {
     if (!bytes) return;  // (the buffers of an empty reduction may be null)
-    static const kernel chosen = widest();
-    chosen(a, dst, src, bytes, old);
+    const acc_span one{dst, src, bytes};
+    chosen_kernel()(a, &one, 1, old);
 }
 
 }  // namespace ccs

@@ -83,4 +83,14 @@ template <typename T>
 // AVX2 and the baseline, the CPU's widest chosen on first use.
 void apply_accumulate(const rma_accumulate &a, uint8_t *dst, const uint8_t *src, size_t bytes, uint8_t *old);
 
+// The same over many spans (each whole elements) in one call: a layout of
+// single elements would otherwise pay the call and the choice of loop
+// once per element. Old values of span i follow those of span i - 1.
+struct acc_span {
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t bytes;
+};
+void apply_accumulate_spans(const rma_accumulate &a, const acc_span *spans, size_t count, uint8_t *old);
+
 }  // namespace ccs

@@ -32,6 +32,7 @@ namespace {
 // here); old values go to a.fetched at their stream offset. Every piece
 // holds whole elements (checked when the request was made), so every span
 // between two piece boundaries does too.
+// The spans go to the kernel in batches, one call for many.
 void accumulate_lists(const rma_accumulate &a, const segment_list &to, uint64_t shift, const segment_list &from) {
     auto *old = static_cast<uint8_t *>(a.fetched);
     const auto piece = [](const segment_list &list, uint64_t by) {
@@ -39,12 +40,37 @@ void accumulate_lists(const rma_accumulate &a, const segment_list &to, uint64_t 
             return std::pair{reinterpret_cast<uint8_t *>(list.data()[i].address + by), list.data()[i].length};
         };
     };
-    copy_lists(
-        [&](uint8_t *dst, const uint8_t *src, size_t n) {
-            apply_accumulate(a, dst, src, n, old);
-            if (old) old += n;
-        },
-        to.size(), piece(to, shift), from.size(), piece(from, 0));
+    constexpr size_t batch = 64;
+    acc_span spans[batch];
+    size_t count = 0, bytes = 0;
+    const auto flush = [&] {
+        apply_accumulate_spans(a, spans, count, old);
+        if (old) old += bytes;
+        count = bytes = 0;
+    };
+    const auto add = [&](uint8_t *dst, const uint8_t *src, size_t n) {
+        spans[count++] = acc_span{dst, src, n};
+        bytes += n;
+        if (count == batch) flush();
+    };
+    // One side in one piece (a strided patch from a contiguous buffer, or
+    // the reverse): the other side's pieces are the spans.
+    if (from.size() == 1 || to.size() == 1) {
+        const bool one_source = from.size() == 1;
+        const segment_list &many = one_source ? to : from;
+        uint8_t *const one = piece(one_source ? from : to, one_source ? 0 : shift)(0).first;
+        const uint64_t by = one_source ? shift : 0;
+        size_t at = 0;
+        for (size_t i = 0; i < many.size(); ++i) {
+            const auto [address, n] = piece(many, by)(i);
+            if (one_source) add(address, one + at, n);
+            else add(one + at, address, n);
+            at += n;
+        }
+    } else {
+        copy_lists(add, to.size(), piece(to, shift), from.size(), piece(from, 0));
+    }
+    if (count) flush();
 }
 
 }  // namespace

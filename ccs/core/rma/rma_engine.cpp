@@ -57,33 +57,7 @@ void rma_engine::refuse_native(int target) {
     native_[static_cast<size_t>(target)] = 0;
 }
 
-void segment_list::push(uint64_t address, size_t length) {
-    if (length == 0) return;
-    bytes_ += length;
-    ccs_plugin_remote_v1_t *last = count_ == 0 ? nullptr : count_ == 1 ? &one_ : &more_.back();
-    if (last && last->address + last->length == address) {
-        last->length += length;
-        return;
-    }
-    if (count_ == 0) {
-        one_ = {address, length};
-    } else {
-        if (count_ == 1) more_.push_back(one_);
-        more_.push_back({address, length});
-    }
-    ++count_;
-}
-
 namespace {
-
-// The pieces of one side, in stream order, appended to `out`.
-void add_pieces(segment_list &out, const rma_side &side, int64_t bytes) {
-    if (!side.dd) return out.push(side.address, side.length);
-    dd::for_each_piece(*side.dd->compiled, side.count, 0, bytes, [&](int64_t at, int64_t len) {
-        out.push(side.address + static_cast<uint64_t>(at), static_cast<size_t>(len));
-        return true;
-    });
-}
 
 // Contiguous pieces of one side (saturating): one where its elements follow
 // one another without a gap.
@@ -91,6 +65,25 @@ int64_t pieces_of(const rma_side &side) {
     if (side.dd->compiled->contiguous(side.count)) return 1;
     int64_t pieces = 0;
     return __builtin_mul_overflow(side.count, side.dd->compiled->blocks, &pieces) ? INT64_MAX : pieces;
+}
+
+// Pieces reserved ahead at most: a huge layout's list still grows as it
+// fills instead of claiming its whole size at once.
+constexpr int64_t reserve_at_most = 1 << 16;
+
+// The pieces of one side, in stream order, appended to `out`.
+void add_pieces(segment_list &out, const rma_side &side, int64_t bytes) {
+    if (!side.dd) return out.push(side.address, side.length);
+    const dd::program &layout = *side.dd->compiled;
+    if (layout.contiguous(side.count)) {
+        if (bytes > 0) out.push(side.address + static_cast<uint64_t>(layout.ops[0].disp), static_cast<size_t>(bytes));
+        return;
+    }
+    out.reserve(static_cast<size_t>(std::min<int64_t>(pieces_of(side), reserve_at_most)));
+    dd::for_each_piece(layout, side.count, 0, bytes, [&](int64_t at, int64_t len) {
+        out.push(side.address + static_cast<uint64_t>(at), static_cast<size_t>(len));
+        return true;
+    });
 }
 
 int64_t bytes_of(const rma_side &side) {

@@ -40,7 +40,28 @@ struct rma_indexed {
 // (address, length) pieces, merged where they touch.
 class segment_list {
 public:
-    void push(uint64_t address, size_t length);  // merges with an adjacent last piece
+    // Merges with an adjacent last piece. Inline: a layout of single
+    // elements pushes thousands.
+    void push(uint64_t address, size_t length) {
+        if (length == 0) return;
+        bytes_ += length;
+        ccs_plugin_remote_v1_t *last = count_ == 0 ? nullptr : count_ == 1 ? &one_ : &more_.back();
+        if (last && last->address + last->length == address) {
+            last->length += length;
+            return;
+        }
+        if (count_ == 0) {
+            one_ = {address, length};
+        } else {
+            if (count_ == 1) more_.push_back(one_);
+            more_.push_back({address, length});
+        }
+        ++count_;
+    }
+    // Room for `pieces` without growing as they come.
+    void reserve(size_t pieces) {
+        if (pieces > 1) more_.reserve(pieces);
+    }
     size_t size() const { return count_; }
     const ccs_plugin_remote_v1_t *data() const { return count_ <= 1 ? &one_ : more_.data(); }
     size_t bytes() const { return bytes_; }
