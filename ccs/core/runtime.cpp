@@ -303,7 +303,7 @@ void runtime::sleep_if_idle_long() {
 }
 
 void runtime::learn_spin() {
-    spin_.wait_lasted(tick_clock::now() - pace_.idle_since, backoff_.oversubscribed() || backoff_.crowded());
+    spin_.wait_lasted(tick_clock::now() - pace_.idle_since, backoff_.crowded());
 }
 
 bool runtime::application_polled() {

@@ -36,7 +36,6 @@ public:
     // core the process it waits for needs, so idle polls yield from the
     // first (as MPI's yield-when-idle does for an oversubscribed node).
     void set_oversubscribed(bool on) { spin_ = on ? 0 : spin_polls; }
-    bool oversubscribed() const { return spin_ == 0; }
 
     // Call after a poll that found nothing to do.
     void idle();

@@ -4,7 +4,8 @@
 // fixed spin. So a wait that ended within `most` sets the next wait's spin
 // to a quarter more than it lasted (never below `least`); a longer one,
 // or one on a node where spinning takes the CPU from other processes,
-// sets it back to `least`.
+// sets it back to `least`. (On an oversubscribed node a wait's polls
+// yield the CPU anyway; learning only spares them the sleep.)
 #pragma once
 
 #include <algorithm>

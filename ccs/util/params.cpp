@@ -115,7 +115,7 @@ void param_declare_core() {
              "µs a blocking wait (counters, fences, barriers, ccs_wait_until, finalize) polls before it sleeps");
     remember("CCS_WAIT_SPIN_MAX_US", "1000",
              "longest µs a blocking wait polls before it sleeps after the previous wait ended within this time "
-             "(it then polls a quarter longer than that one lasted; never on a crowded node; "
+             "(it then polls a quarter longer than that one lasted; not while processes crowd the node; "
              "CCS_WAIT_SPIN_US or less: always CCS_WAIT_SPIN_US)");
     remember("CCS_WAIT_SLEEP_MAX_US", "1000",
              "longest µs a sleeping wait goes without polling: arrivals wake it sooner, a put into polled memory "
