@@ -336,9 +336,9 @@ bool runtime::serve_in_background() {
     if (polled || am_->deferred_full() || application_polled()) return true;
     // An arrival ends the sleep at once; its timeout only bounds a wake-up
     // lost to a race and how late a dead peer is seen. Each timeout costs
-    // the application's CPU a context switch (a tenth of a bulk put's
-    // bandwidth at one per millisecond), so the timeout doubles while
-    // nothing comes, up to progress_thread::sleep_at_most.
+    // the application's CPU a context switch, which a bulk copy on that
+    // CPU feels, so the timeout doubles while nothing comes, up to
+    // progress_thread::sleep_at_most.
     const std::chrono::nanoseconds shortest = settings_.wait_sleep_max;
     const std::chrono::nanoseconds longest = std::max<std::chrono::nanoseconds>(shortest, progress_thread::sleep_at_most);
     if (served) background_sleep_ = shortest;

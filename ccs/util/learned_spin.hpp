@@ -1,5 +1,5 @@
 // How long a blocking wait spins before it sleeps. A sleep costs the
-// wake-up and whatever its last slice overshoots (tens of µs), which a
+// wake-up and whatever its last slice overshoots, which a
 // wait for a large put in a ping-pong pays every time if it outlasts the
 // fixed spin. So a wait that ended within `most` sets the next wait's spin
 // to a quarter more than it lasted (never below `least`); a longer one,
