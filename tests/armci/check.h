@@ -36,6 +36,21 @@ static inline void start(int *argc, char ***argv, int *me, int *nproc) {
     *nproc = armci_msg_nproc();
 }
 
+/* A collective ARMCI_Malloc of `bytes` on every process: the table of
+ * every process's part, indexed by process. */
+static inline void **malloc_parts(armci_size_t bytes) {
+    void **bases = malloc(sizeof(void *) * armci_msg_nproc());
+    CHECK(bases != NULL, "malloc");
+    CHECK(ARMCI_Malloc(bases, bytes) == 0, "ARMCI_Malloc");
+    return bases;
+}
+
+/* The collective ARMCI_Free of this process's part, then the table. */
+static inline void free_parts(void **bases) {
+    CHECK(ARMCI_Free(bases[armci_msg_me()]) == 0, "ARMCI_Free");
+    free(bases);
+}
+
 static inline void stop(void) {
     ARMCI_Finalize();
     MPI_Finalize();

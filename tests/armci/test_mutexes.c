@@ -11,8 +11,7 @@ int main(int argc, char **argv) {
     const int hosted = 1 + me % 3;
     CHECK(ARMCI_Create_mutexes(hosted) == 0, "ARMCI_Create_mutexes");
     CHECK(ARMCI_Create_mutexes(1) != 0, "a second set while one exists");
-    long **bases = malloc(sizeof(long *) * nproc);
-    CHECK(ARMCI_Malloc((void **)bases, 8 * sizeof(long)) == 0, "ARMCI_Malloc");
+    long **bases = (long **)malloc_parts(8 * sizeof(long));
     memset(bases[me], 0, 8 * sizeof(long));
     ARMCI_Barrier();
     for (int r = 0; r < rounds; ++r) {
@@ -45,8 +44,7 @@ int main(int argc, char **argv) {
     ARMCI_Barrier();
     CHECK(ARMCI_Destroy_mutexes() == 0, "ARMCI_Destroy_mutexes");
     CHECK(ARMCI_Destroy_mutexes() != 0, "destroying twice");
-    CHECK(ARMCI_Free(bases[me]) == 0, "ARMCI_Free");
-    free(bases);
+    free_parts((void **)bases);
     if (me == 0) printf("mutexes: %d processes passed\n", nproc);
     stop();
     return 0;

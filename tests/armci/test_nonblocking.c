@@ -8,8 +8,7 @@ enum { bytes = 1 << 16 };
 int main(int argc, char **argv) {
     int me, nproc;
     start(&argc, &argv, &me, &nproc);
-    char **bases = malloc(sizeof(char *) * nproc);
-    CHECK(ARMCI_Malloc((void **)bases, (armci_size_t)bytes * nproc) == 0, "ARMCI_Malloc");
+    char **bases = (char **)malloc_parts((armci_size_t)bytes * nproc);
     const int target = (me + nproc - 1) % nproc;
     char *mine = bases[target] + me * bytes;
     static char src[bytes], got[bytes];
@@ -74,8 +73,7 @@ int main(int argc, char **argv) {
         CHECK(v == i, "NbAcc word %d: %ld", i, v);
     }
     ARMCI_Barrier();
-    CHECK(ARMCI_Free(bases[me]) == 0, "ARMCI_Free");
-    free(bases);
+    free_parts((void **)bases);
     if (me == 0) printf("nonblocking: %d processes passed\n", nproc);
     stop();
     return 0;

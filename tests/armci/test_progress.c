@@ -17,8 +17,7 @@ static double now(void) {
 int main(int argc, char **argv) {
     int me, nproc;
     start(&argc, &argv, &me, &nproc);
-    double **bases = malloc(sizeof(double *) * nproc);
-    CHECK(ARMCI_Malloc((void **)bases, 1024 * sizeof(double)) == 0, "ARMCI_Malloc");
+    double **bases = (double **)malloc_parts(1024 * sizeof(double));
     memset(bases[me], 0, 1024 * sizeof(double));
     ARMCI_Barrier();
     const double compute_seconds = 3.0;
@@ -52,8 +51,7 @@ int main(int argc, char **argv) {
         printf("progress: %d processes passed\n", nproc);
     }
     ARMCI_Barrier();
-    CHECK(ARMCI_Free(bases[me]) == 0, "ARMCI_Free");
-    free(bases);
+    free_parts((void **)bases);
     stop();
     return 0;
 }

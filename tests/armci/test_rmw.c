@@ -9,8 +9,7 @@ enum { tasks = 2000 };
 int main(int argc, char **argv) {
     int me, nproc;
     start(&argc, &argv, &me, &nproc);
-    long **bases = malloc(sizeof(long *) * nproc);
-    CHECK(ARMCI_Malloc((void **)bases, 16 * sizeof(long) + tasks * sizeof(int)) == 0, "ARMCI_Malloc");
+    long **bases = (long **)malloc_parts(16 * sizeof(long) + tasks * sizeof(int));
     memset(bases[me], 0, 16 * sizeof(long) + tasks * sizeof(int));
     ARMCI_Barrier();
     int *counter = (int *)bases[0];
@@ -57,8 +56,7 @@ int main(int argc, char **argv) {
     CHECK(ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &v, &v, 1, 0) != 0, "not ARMCI memory");
     CHECK(ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG, &old, (char *)(bases[0] + 3) + 4, 1, 0) != 0, "misaligned long");
     ARMCI_Barrier();
-    CHECK(ARMCI_Free(bases[me]) == 0, "ARMCI_Free");
-    free(bases);
+    free_parts((void **)bases);
     if (me == 0) printf("rmw: %d processes passed\n", nproc);
     stop();
     return 0;

@@ -201,8 +201,7 @@ static void check_put_flag(char **bases, int me, int nproc) {
 int main(int argc, char **argv) {
     int me, nproc;
     start(&argc, &argv, &me, &nproc);
-    char **bases = malloc(sizeof(char *) * nproc);
-    CHECK(ARMCI_Malloc((void **)bases, (armci_size_t)(nproc + 3) * slice_bytes) == 0, "ARMCI_Malloc");
+    char **bases = (char **)malloc_parts((armci_size_t)(nproc + 3) * slice_bytes);
     for (int levels = 0; levels <= max_levels; ++levels) {
         check_put_get(bases, me, nproc, levels, 1);
         check_put_get(bases, me, nproc, levels, 0);
@@ -213,8 +212,7 @@ int main(int argc, char **argv) {
     check_contended_acc(bases, me, nproc);
     check_local_copies();
     check_put_flag(bases, me, nproc);
-    CHECK(ARMCI_Free(bases[me]) == 0, "ARMCI_Free");
-    free(bases);
+    free_parts((void **)bases);
     if (me == 0) printf("strided: %d processes passed\n", nproc);
     stop();
     return 0;

@@ -8,8 +8,7 @@ enum { words = 4096 };
 int main(int argc, char **argv) {
     int me, nproc;
     start(&argc, &argv, &me, &nproc);
-    double **bases = malloc(sizeof(double *) * nproc);
-    CHECK(ARMCI_Malloc((void **)bases, words * sizeof(double)) == 0, "ARMCI_Malloc");
+    double **bases = (double **)malloc_parts(words * sizeof(double));
     memset(bases[me], 0, words * sizeof(double));
     ARMCI_Barrier();
     const int target = (me + 1) % nproc;
@@ -77,8 +76,7 @@ int main(int argc, char **argv) {
         CHECK(ARMCI_Get(word, &r, 8, target) == 0 && r == b, "round %d: read %g, last put %g", round, r, b);
     }
     ARMCI_Barrier();
-    CHECK(ARMCI_Free(bases[me]) == 0, "ARMCI_Free");
-    free(bases);
+    free_parts((void **)bases);
     if (me == 0) printf("vector: %d processes passed\n", nproc);
     stop();
     return 0;
