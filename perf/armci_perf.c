@@ -25,14 +25,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "wall_clock.h"
+
 #define SPACE (16u << 20)
 #define BURST 16
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "wall_clock.h"
+
 #ifdef COLL_BENCH_MPI
 #include <mpi.h>
 static void start(int *argc, char ***argv, int *rank, int *size) {
@@ -77,11 +79,7 @@ static void alltoall(const void *src, size_t bytes, void *dst) {
 }
 #endif
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
+static double now_us(void) { return now() * 1e6; }
 
 enum { mib = 1 << 20 };
 static double *src, *dst;

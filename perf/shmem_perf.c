@@ -26,18 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "wall_clock.h"
+
 #ifdef CCS_NATIVE
 #include <ccs/rma.h>
 #endif
 
 #define MAX_BYTES (4u << 20)
 #define WINDOW 64
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static double seconds(void) {
     const char *v = getenv("SHMEM_PERF_SECONDS");
