@@ -71,6 +71,7 @@ ccs_status_t undo(runtime &rt, ccs_mem_t mem, ccs_status_t st) {
 }
 
 uint64_t next_serial = 1;  // the same sequence in every process: allocations are collective
+constexpr int placement_rounds = 4;  // addresses tried for one address everywhere
 
 ccs_status_t alloc_symmetric(runtime &rt, size_t length, void **addr, ccs_mem_t *mem) {
     const char *call = "ccs_mem_alloc_symmetric";
@@ -96,21 +97,38 @@ ccs_status_t alloc_symmetric(runtime &rt, size_t length, void **addr, ccs_mem_t 
     put_word(mine, reinterpret_cast<uintptr_t>(part));
     if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 1, all)) != CCS_OK) return undo(rt, m, st);
     // 3: the others place theirs at the same address if it is free there;
-    // every part's place and key go to all.
+    // every part's place and key go to all. Where it is taken (another
+    // process's libraries or mappings may lie there), the first such
+    // process's part, placed where its own kernel found room, is the next
+    // address to try, a few times before the parts keep their own places.
     if (same) where.at = word_at(all[0], 0);
-    if (rt.rank() != 0) st = rt.memory().allocate_symmetric(length, where, part, m, placed);
-    blob key;
-    if (st == CCS_OK) {
-        size_t key_length = 0;
-        st = rt.memory().pack_key(m, nullptr, &key_length);
-        key.resize(key_length);
-        if (st == CCS_OK) st = rt.memory().pack_key(m, key.data(), &key_length);
+    bool unplaced = rt.rank() != 0;
+    for (int round = 0;; ++round) {
+        if (unplaced) st = rt.memory().allocate_symmetric(length, where, part, m, placed);
+        blob key;
+        if (st == CCS_OK) {
+            size_t key_length = 0;
+            st = rt.memory().pack_key(m, nullptr, &key_length);
+            key.resize(key_length);
+            if (st == CCS_OK) st = rt.memory().pack_key(m, key.data(), &key_length);
+        }
+        mine.clear();
+        put_word(mine, placed ? 1 : 0);
+        put_word(mine, reinterpret_cast<uintptr_t>(part));
+        mine.insert(mine.end(), key.begin(), key.end());
+        if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 2, all)) != CCS_OK)
+            return undo(rt, m, st);
+        const auto taken = std::find_if(all.begin(), all.end(), [](const blob &b) { return word_at(b, 0) == 0; });
+        if (!same || taken == all.end() || round + 1 == placement_rounds) break;
+        where.at = word_at(*taken, 8);
+        unplaced = taken - all.begin() != rt.rank();
+        if (unplaced) {
+            rt.memory().free_allocation(m, true);
+            m = ccs_mem_t{0};
+            part = nullptr;
+        }
+        placed = true;
     }
-    mine.clear();
-    put_word(mine, placed ? 1 : 0);
-    put_word(mine, reinterpret_cast<uintptr_t>(part));
-    mine.insert(mine.end(), key.begin(), key.end());
-    if ((st = step(rt, call, st, st == CCS_OK ? "" : last_error(), mine, 2, all)) != CCS_OK) return undo(rt, m, st);
     // 4: every key unpacked everywhere, or none kept.
     symmetric_block b;
     b.mem = m.id;

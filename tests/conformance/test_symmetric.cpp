@@ -2,13 +2,17 @@
 // lengths reached by the caller's own addresses (CCS_RKEY_SYMMETRIC) with
 // put, get, datadesc put, atomics and accumulate; the same address in every
 // process unless the configuration asks for offsets
-// (CCS_SYMMETRIC_ADDRESS=offset); node peers' parts by load and store; and
+// (CCS_SYMMETRIC_ADDRESS=offset), also where rank 0's address is taken in
+// another process; node peers' parts by load and store; and
 // bad input on one process failing the call on all, with nothing lost.
 #include "harness.hpp"
 #include "rma_window.hpp"
 
+#include <ccs/coll.h>
 #include <ccs/datadesc.h>
 #include <ccs/rma.h>
+
+#include <sys/mman.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -107,6 +111,51 @@ TEST(Symmetric, PartsAreReachedByTheCallersOwnAddresses) {
 
 // Every rank adds to rank 0's word M times and accumulates into its array:
 // the sums come out exact, whichever way each rank's operations went.
+// Rank 0's part goes where its kernel finds room; rank 1 holds the address
+// space around that place, so the first address tried is taken there. The
+// call must find another address free everywhere, not fall back to offsets.
+TEST(Symmetric, AnAddressTakenInOneProcessIsReplacedByOneFreeEverywhere) {
+    if (offsets_asked() || size() < 2) GTEST_SKIP() << "needs two processes placing at one address";
+    scoped_context ctx("symmetric-taken");
+    ccs_team_t world{};
+    CCS_ASSERT_OK(ccs_team_world(ctx, &world));
+    const size_t length = 1 << 20;
+    constexpr size_t around = size_t{1} << 30;
+    uint64_t predicted = 0;
+    if (rank() == 0) {
+        void *p = ::mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        EXPECT_NE(p, MAP_FAILED);
+        if (p != MAP_FAILED) ::munmap(p, length);
+        predicted = p == MAP_FAILED ? 0 : reinterpret_cast<uintptr_t>(p);
+    }
+    CCS_ASSERT_OK(ccs_team_broadcast(world, &predicted, sizeof predicted, 0, nullptr));
+    ASSERT_GT(predicted, around);
+    const uintptr_t held_from = predicted - around;
+    void *held = MAP_FAILED;
+    if (rank() == 1) {
+        held = ::mmap(reinterpret_cast<void *>(held_from), 2 * around, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        EXPECT_EQ(held, reinterpret_cast<void *>(held_from)) << "the range around rank 0's place is free here";
+    }
+    {
+        symmetric s(length);
+        ASSERT_NE(s.base, nullptr);
+        int same = -1;
+        CCS_ASSERT_OK(ccs_mem_symmetric_query(s.mem, &same, nullptr));
+        EXPECT_EQ(same, 1);
+        const uintptr_t at = reinterpret_cast<uintptr_t>(s.base);
+        EXPECT_TRUE(at + length <= held_from || at >= held_from + 2 * around) << "the part lies in the held range";
+        // The part is usable: the right neighbour's part at this address.
+        std::vector<uint8_t> out(64);
+        fill_pattern(out, 0x7a4e, static_cast<uint64_t>(rank()));
+        CCS_ASSERT_OK(ccs_put_sync(ctx, right(), out.data(), out.size(), s.at(0), CCS_RKEY_SYMMETRIC));
+        CCS_ASSERT_OK(ccs_barrier());
+        EXPECT_TRUE(check_pattern(s.bytes(), 64, 0x7a4e, static_cast<uint64_t>(left())));
+        CCS_ASSERT_OK(ccs_barrier());
+    }
+    if (held != MAP_FAILED) ::munmap(held, 2 * around);
+}
+
 TEST(Symmetric, AtomicsAndAccumulateReachTheSameLocationEverywhere) {
     scoped_context ctx("symmetric-atomics");
     symmetric s(4096);

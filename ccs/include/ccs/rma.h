@@ -100,7 +100,8 @@ CCS_API ccs_status_t ccs_mem_free(ccs_mem_t mem);
  * ccs_mem_alloc, and every process's key is exchanged once. Every part
  * starts at the same virtual address where every process could map it
  * there (the usual case: the address space is free at the address rank 0
- * chose); otherwise, or with CCS_SYMMETRIC_ADDRESS=offset, each part lies
+ * chose, or at one a process that found it taken chose instead, a few
+ * tried); otherwise, or with CCS_SYMMETRIC_ADDRESS=offset, each part lies
  * where its process mapped it and the same offset names the same
  * location. Either way put, get, atomics and accumulate take the address
  * of the location in the caller's own part with CCS_RKEY_SYMMETRIC:
