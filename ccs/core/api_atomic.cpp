@@ -14,26 +14,52 @@ using namespace ccs;
 
 namespace {
 
+// Why check_atomic refused an atomic's arguments.
+enum class refusal { op, type, remote_alignment, fetched_alignment, fetch_nowhere, set_fetches, operand_fit };
+
+// The refusal's text, out of line: the checks run before every atomic.
+[[gnu::cold, gnu::noinline]] ccs_status_t refuse(const char *call, refusal why, int op, int type, uint64_t remote,
+                                                 size_t width) {
+    std::string text = std::string(call) + ": ";
+    switch (why) {
+    case refusal::op: text += "op " + std::to_string(op) + " is not a ccs_atomic_op_t"; break;
+    case refusal::type: text += "type " + std::to_string(type) + " is not a ccs_int_type_t"; break;
+    case refusal::remote_alignment:
+        text += "remote address " + std::to_string(remote) + " is not aligned to the word's " + std::to_string(width) +
+                " bytes";
+        break;
+    case refusal::fetched_alignment:
+        text += "fetched is not aligned to the word's " + std::to_string(width) + " bytes";
+        break;
+    case refusal::fetch_nowhere: text += "CCS_ATOMIC_FETCH needs somewhere to put the value"; break;
+    case refusal::set_fetches: text += "CCS_ATOMIC_SET does not fetch (use CCS_ATOMIC_SWAP)"; break;
+    case refusal::operand_fit:
+        text += std::string("an operand does not fit a ") + (type == CCS_INT32 ? "32-bit signed" : "32-bit unsigned") +
+                " word";
+        break;
+    }
+    return fail(CCS_ERR_INVALID_ARG, text);
+}
+
 // The checks of an atomic's own arguments; on success `a` holds them.
-ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_addr, uint64_t operand,
-                          uint64_t compare, const void *fetched, rma_atomic &a) {
-    if (op < CCS_ATOMIC_ADD || op > CCS_ATOMIC_SET)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": op " + std::to_string(op) + " is not a ccs_atomic_op_t");
-    if (!valid_int_type(type))
-        return fail(CCS_ERR_INVALID_ARG,
-                    std::string(call) + ": type " + std::to_string(type) + " is not a ccs_int_type_t");
+// Inline: every atomic runs them before anything else.
+[[gnu::always_inline]] inline ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_addr,
+                                                        uint64_t operand, uint64_t compare, const void *fetched,
+                                                        rma_atomic &a) {
+    if (op < CCS_ATOMIC_ADD || op > CCS_ATOMIC_SET) [[unlikely]]
+        return refuse(call, refusal::op, op, type, remote_addr, 0);
+    if (!valid_int_type(type)) [[unlikely]]
+        return refuse(call, refusal::type, op, type, remote_addr, 0);
     const auto t = static_cast<ccs_int_type_t>(type);
     const size_t width = int_type_size(t);
-    if (remote_addr % width != 0)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": remote address " + std::to_string(remote_addr) +
-                                             " is not aligned to the word's " + std::to_string(width) + " bytes");
-    if (fetched && reinterpret_cast<uintptr_t>(fetched) % width != 0)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": fetched is not aligned to the word's " +
-                                             std::to_string(width) + " bytes");
-    if (op == CCS_ATOMIC_FETCH && !fetched)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": CCS_ATOMIC_FETCH needs somewhere to put the value");
-    if (op == CCS_ATOMIC_SET && fetched)
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": CCS_ATOMIC_SET does not fetch (use CCS_ATOMIC_SWAP)");
+    if (remote_addr % width != 0) [[unlikely]]
+        return refuse(call, refusal::remote_alignment, op, type, remote_addr, width);
+    if (fetched && reinterpret_cast<uintptr_t>(fetched) % width != 0) [[unlikely]]
+        return refuse(call, refusal::fetched_alignment, op, type, remote_addr, width);
+    if (op == CCS_ATOMIC_FETCH && !fetched) [[unlikely]]
+        return refuse(call, refusal::fetch_nowhere, op, type, remote_addr, width);
+    if (op == CCS_ATOMIC_SET && fetched) [[unlikely]]
+        return refuse(call, refusal::set_fetches, op, type, remote_addr, width);
     // Operands as the type holds them: 32-bit unsigned values, or int32_t
     // values passed as int64_t.
     const auto fits = [&](uint64_t v) {
@@ -42,9 +68,8 @@ ccs_status_t check_atomic(const char *call, int op, int type, uint64_t remote_ad
         const auto s = static_cast<int64_t>(v);
         return s >= INT32_MIN && s <= INT32_MAX;
     };
-    if (!fits(operand) || (op == CCS_ATOMIC_CSWAP && !fits(compare)))
-        return fail(CCS_ERR_INVALID_ARG, std::string(call) + ": an operand does not fit a " +
-                                             (t == CCS_INT32 ? "32-bit signed" : "32-bit unsigned") + " word");
+    if (!fits(operand) || (op == CCS_ATOMIC_CSWAP && !fits(compare))) [[unlikely]]
+        return refuse(call, refusal::operand_fit, op, type, remote_addr, width);
     a.op = static_cast<uint8_t>(op);
     a.width = static_cast<uint8_t>(width);
     a.operand = width == 4 ? static_cast<uint32_t>(operand) : operand;
