@@ -31,6 +31,11 @@ void bad_pe(const char *call, int pe) {
     fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(the_pe.npes - 1));
 }
 
+void not_in_team(const char *call, const shmem_ctx_s &ctx, int pe) {
+    fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(ctx.team->n_pes - 1) +
+                   " of the context's team");
+}
+
 shmem_team_s &live_team(const char *call, shmem_team_t team) {
     if (team == SHMEM_TEAM_INVALID) [[unlikely]]
         fail(call, "the team is SHMEM_TEAM_INVALID");

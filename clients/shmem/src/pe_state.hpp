@@ -66,6 +66,7 @@ inline pe_state &pe() { return the_pe; }
 [[noreturn, gnu::cold]] void not_ready(const char *call);
 [[noreturn, gnu::cold]] void not_live(const char *call, shmem_ctx_t ctx);
 [[noreturn, gnu::cold]] void bad_pe(const char *call, int pe);
+[[noreturn, gnu::cold]] void not_in_team(const char *call, const shmem_ctx_s &ctx, int pe);
 // fail() with CCS's status and detail text unless st is CCS_OK.
 inline void check(const char *call, ccs_status_t st) {
     if (st != CCS_OK) [[unlikely]]
@@ -93,9 +94,8 @@ inline void check_pe(const char *call, const pe_state &s, int pe) {
 inline int world_pe(const char *call, const shmem_ctx_s &ctx, int pe) {
     if (!ctx.team) [[likely]]
         return pe;
-    if (pe < 0 || pe >= ctx.team->n_pes)
-        fail(call, "PE " + std::to_string(pe) + " is not in 0 .. " + std::to_string(ctx.team->n_pes - 1) +
-                       " of the context's team");
+    if (static_cast<unsigned>(pe) >= static_cast<unsigned>(ctx.team->n_pes)) [[unlikely]]
+        not_in_team(call, ctx, pe);
     return ctx.team->world_pes[static_cast<size_t>(pe)];
 }
 // `team` if it is a live team, else fail().
