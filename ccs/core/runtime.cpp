@@ -303,7 +303,10 @@ void runtime::sleep_if_idle_long() {
 }
 
 void runtime::learn_spin() {
-    spin_.wait_lasted(tick_clock::now() - pace_.idle_since, backoff_.crowded());
+    // From the first idle poll: a wait whose completions come one by one
+    // (a window of large messages) is idle in stretches between them, each
+    // of which the spin must outlast, or the wait sleeps before the last.
+    spin_.wait_lasted(tick_clock::now() - pace_.first_idle, backoff_.crowded());
 }
 
 bool runtime::application_polled() {

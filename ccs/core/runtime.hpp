@@ -91,10 +91,13 @@ public:
     void note_activity_beside() {
         if (!activity_beside_.load(std::memory_order_relaxed)) activity_beside_.store(true, std::memory_order_relaxed);
     }
-    // A blocking wait starts: it spins CCS_WAIT_SPIN_US before it sleeps,
-    // however long the previous waits found nothing (a put brings no event
-    // that would end their idleness).
-    void wait_begins() { pace_.idle_polls = 0; }
+    // A blocking wait starts: it spins as learned (learn_spin) before it
+    // sleeps, however long the previous waits found nothing (a put brings
+    // no event that would end their idleness).
+    void wait_begins() {
+        pace_.idle_polls = 0;
+        pace_.first_idle = 0;
+    }
     // Progress until done() holds, sleeping when idle (wait_pass).
     template <typename Done>
     void progress_until(Done done) {
@@ -103,9 +106,9 @@ public:
         wait_ends();
     }
     // A blocking wait ended: one that went idle sets how long the next
-    // spins (learn_spin).
+    // spins (learn_spin), also when an event ended it (a completion).
     void wait_ends() {
-        if (pace_.idle_polls != 0) [[unlikely]]
+        if (pace_.first_idle != 0) [[unlikely]]
             learn_spin();
     }
     // One pass of a blocking wait: progress, and once the wait has been
@@ -123,6 +126,7 @@ public:
         if (polls == 1) {
             pace_.idle_since = tick_clock::now();
             pace_.slice = first_sleep;
+            if (pace_.first_idle == 0) pace_.first_idle = pace_.idle_since;
         }
         if ((polls & 63) == 0) [[unlikely]]
             sleep_if_idle_long();
@@ -276,10 +280,12 @@ private:
     backoff backoff_;
     poll_gap wait_gap_;  // CCS_WAIT_GAP_NS
     uint64_t wait_tight_ticks_ = 0;
-    // The blocking waits' idleness: since when, and the next sleep's length.
+    // The blocking waits' idleness: since when (this stretch, and the
+    // wait's first), and the next sleep's length.
     struct wait_pace {
         uint32_t idle_polls = 0;
         uint64_t idle_since = 0;  // tick_clock
+        uint64_t first_idle = 0;  // tick_clock; 0: the wait has not been idle
         std::chrono::nanoseconds slice{};
     };
     wait_pace pace_;
