@@ -25,11 +25,6 @@ std::atomic<uint32_t> g_waiting{0};
 constexpr int spins_before_sleep = 64;
 constexpr long sleep_slice_ns = 50000;
 
-// Entry points this thread is inside while it holds the lock. Initial-exec:
-// every call while the lock is on reads it, and the general dynamic model
-// makes each read a call into the dynamic linker.
-thread_local uint32_t t_depth __attribute__((tls_model("initial-exec"))) = 0;
-
 bool try_take() { return g_word.load(std::memory_order_relaxed) == 0 && g_word.exchange(1, std::memory_order_acquire) == 0; }
 
 // Sleeps a slice while *word holds `value` (a wake or the slice ends it).
@@ -64,18 +59,9 @@ void give_word() {
 // The application's mark and look may pass each other in its store buffer;
 // the progress thread's membarrier, between its own mark and look, drains
 // every thread's, so at least one of two arriving together sees the other.
-// The one that sees the other inside steps back and waits for it to leave.
-std::atomic<bool> g_biased{false};
-std::atomic<uint32_t> g_application_in{0};
-std::atomic<uint32_t> g_progress_in{0};
-std::atomic<uint32_t> g_application_waiting{0};
-std::atomic<uint32_t> g_progress_waiting{0};
-thread_local bool t_progress_thread __attribute__((tls_model("initial-exec"))) = false;
-
-// One side's way in: mark itself inside (`mine`), make the marks meet
-// (the progress thread: membarrier; the application: a compiler fence,
-// the membarrier covering it), look at the other's; if the other is inside,
-// step back, say so (`waiting`) and wait until it leaves.
+// The one that sees the other inside steps back, says so (`waiting`) and
+// waits for it to leave. The application's first try is inline
+// (api_lock::enter); this is every side's whole way in.
 void take_biased(std::atomic<uint32_t> &mine, std::atomic<uint32_t> &theirs, std::atomic<uint32_t> &waiting,
                  std::atomic<uint32_t> &they_wait, bool fence_all) {
     for (;;) {
@@ -95,57 +81,51 @@ void take_biased(std::atomic<uint32_t> &mine, std::atomic<uint32_t> &theirs, std
     }
 }
 
-void take() {
-    if (!g_biased.load(std::memory_order_relaxed)) return take_word();
-    if (t_progress_thread)
-        return take_biased(g_progress_in, g_application_in, g_progress_waiting, g_application_waiting, true);
-    take_biased(g_application_in, g_progress_in, g_application_waiting, g_progress_waiting, false);
-}
-
-void give() {
-    if (!g_biased.load(std::memory_order_relaxed)) return give_word();
-    if (t_progress_thread) {
-        g_progress_in.store(0, std::memory_order_release);
-        if (g_application_waiting.load(std::memory_order_relaxed)) [[unlikely]]
-            wake_one(g_progress_in);
-        return;
-    }
-    g_application_in.store(0, std::memory_order_release);
-    if (g_progress_waiting.load(std::memory_order_relaxed)) [[unlikely]]
-        wake_one(g_application_in);
-}
-
-// Whether a thread waits to get in.
-bool others_wait() {
-    if (!g_biased.load(std::memory_order_relaxed)) return g_waiting.load(std::memory_order_relaxed) != 0;
-    return (t_progress_thread ? g_application_waiting : g_progress_waiting).load(std::memory_order_relaxed) != 0;
-}
-
 }  // namespace
 
-void api_lock::enter() noexcept {
-    if (t_depth++ == 0) take();
+void api_lock::take() noexcept {
+    if (!biased_.load(std::memory_order_relaxed)) return take_word();
+    if (progress_thread_)
+        return take_biased(progress_in_, application_in_, progress_waiting_, application_waiting_, true);
+    take_biased(application_in_, progress_in_, application_waiting_, progress_waiting_, false);
 }
 
-void api_lock::leave() noexcept {
-    if (--t_depth == 0) give();
+void api_lock::give() noexcept {
+    if (!biased_.load(std::memory_order_relaxed)) return give_word();
+    if (progress_thread_) {
+        progress_in_.store(0, std::memory_order_release);
+        if (application_waiting_.load(std::memory_order_relaxed)) [[unlikely]]
+            wake_one(progress_in_);
+        return;
+    }
+    // The application's way out is inline (api_lock::leave).
+    application_in_.store(0, std::memory_order_release);
+    if (progress_waiting_.load(std::memory_order_relaxed)) [[unlikely]]
+        wake_progress_thread();
 }
 
-bool api_lock::held_outermost() { return t_depth == 1; }
-bool api_lock::held() { return t_depth > 0; }
+void api_lock::wake_progress_thread() noexcept { wake_one(application_in_); }
+
+bool api_lock::others_wait() noexcept {
+    if (!biased_.load(std::memory_order_relaxed)) return g_waiting.load(std::memory_order_relaxed) != 0;
+    return (progress_thread_ ? application_waiting_ : progress_waiting_).load(std::memory_order_relaxed) != 0;
+}
+
+bool api_lock::held_outermost() { return depth_ == 1; }
+bool api_lock::held() { return depth_ > 0; }
 
 bool api_lock::set_biased(bool biased) {
     biased = biased && membarrier::available();
-    g_biased.store(biased, std::memory_order_relaxed);
+    biased_.store(biased, std::memory_order_relaxed);
     return biased;
 }
 
-bool api_lock::biased() { return g_biased.load(std::memory_order_relaxed); }
+bool api_lock::biased() { return biased_.load(std::memory_order_relaxed); }
 
-void api_lock::mark_progress_thread() { t_progress_thread = true; }
+void api_lock::mark_progress_thread() { progress_thread_ = true; }
 
 void api_lock::let_others_in() {
-    if (t_depth != 1 || !others_wait()) return;
+    if (depth_ != 1 || !others_wait()) return;
     give();
     // Without a pause this thread would often take the word straight back.
     for (int i = 0; i < 32; ++i) cpu_pause();
@@ -154,16 +134,16 @@ void api_lock::let_others_in() {
 }
 
 api_lock::released::released() noexcept {
-    if (t_depth != 1) return;
+    if (depth_ != 1) return;
     released_ = true;
-    t_depth = 0;
+    depth_ = 0;
     give();
 }
 
 api_lock::released::~released() {
     if (!released_) return;
     take();
-    t_depth = 1;
+    depth_ = 1;
 }
 
 }  // namespace ccs

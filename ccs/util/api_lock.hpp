@@ -74,9 +74,49 @@ public:
     static bool held();
 
 private:
-    static void enter() noexcept;
-    static void leave() noexcept;
+    // The application's way in and out of the biased lock is inline: every
+    // put, get and atomic on mapped memory takes it while the progress
+    // thread runs. The rest (the word, the progress thread, a wait for the
+    // other side) is out of line.
+    static void enter() noexcept {
+        if (depth_++ != 0) return;
+        if (biased_.load(std::memory_order_relaxed) && !progress_thread_) [[likely]] {
+            // The progress thread's membarrier orders this mark before the
+            // look below; the compiler must not swap them.
+            application_in_.store(1, std::memory_order_relaxed);
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            if (progress_in_.load(std::memory_order_acquire) == 0) [[likely]]
+                return;
+        }
+        take();
+    }
+    static void leave() noexcept {
+        if (--depth_ != 0) return;
+        if (biased_.load(std::memory_order_relaxed) && !progress_thread_) [[likely]] {
+            application_in_.store(0, std::memory_order_release);
+            if (progress_waiting_.load(std::memory_order_relaxed) != 0) [[unlikely]]
+                wake_progress_thread();
+            return;
+        }
+        give();
+    }
+    static void take() noexcept;
+    static void give() noexcept;
+    static void wake_progress_thread() noexcept;
+    static bool others_wait() noexcept;
+
     static inline std::atomic<bool> on_{false};
+    // Biased: each side's "inside" mark and "waiting to get in" flag.
+    static inline std::atomic<bool> biased_{false};
+    static inline std::atomic<uint32_t> application_in_{0};
+    static inline std::atomic<uint32_t> progress_in_{0};
+    static inline std::atomic<uint32_t> application_waiting_{0};
+    static inline std::atomic<uint32_t> progress_waiting_{0};
+    // Entry points this thread is inside while it holds the lock.
+    // Initial-exec: the general dynamic model makes each read a call into
+    // the dynamic linker.
+    static inline thread_local uint32_t depth_ __attribute__((tls_model("initial-exec"))) = 0;
+    static inline thread_local bool progress_thread_ __attribute__((tls_model("initial-exec"))) = false;
 };
 
 }  // namespace ccs
