@@ -70,8 +70,7 @@ bool bulk_copy::trial(void *to, const void *from, size_t n) {
     const method faster = best_ns_per_byte_[1] < 0.97 * best_ns_per_byte_[0] ? method::movsb : method::memcpy;
     char text[160];
     std::snprintf(text, sizeof text, "copies of 1 MiB and more use %s (memcpy %.1f GB/s, rep movsb %.1f GB/s)",
-                  chosen_ == method::movsb ? "rep movsb" : "memcpy", 1 / best_ns_per_byte_[0],
-                  1 / best_ns_per_byte_[1]);
+                  faster == method::movsb ? "rep movsb" : "memcpy", 1 / best_ns_per_byte_[0], 1 / best_ns_per_byte_[1]);
     decision_ = text;
     chosen_.store(faster, std::memory_order_release);  // after decision_: readers of it look here first
     return true;
