@@ -60,8 +60,7 @@ void give_word() {
 // the progress thread's membarrier, between its own mark and look, drains
 // every thread's, so at least one of two arriving together sees the other.
 // The one that sees the other inside steps back, says so (`waiting`) and
-// waits for it to leave. The application's first try is inline
-// (api_lock::enter); this is every side's whole way in.
+// waits for it to leave.
 void take_biased(std::atomic<uint32_t> &mine, std::atomic<uint32_t> &theirs, std::atomic<uint32_t> &waiting,
                  std::atomic<uint32_t> &they_wait, bool fence_all) {
     for (;;) {
@@ -83,25 +82,22 @@ void take_biased(std::atomic<uint32_t> &mine, std::atomic<uint32_t> &theirs, std
 
 }  // namespace
 
-void api_lock::take() noexcept {
+// Every way in but the application's first try (api_lock::take): the
+// word, the progress thread's side, and the application's wait once that
+// try found the progress thread inside.
+void api_lock::take_slowly() noexcept {
     if (!biased_.load(std::memory_order_relaxed)) return take_word();
     if (progress_thread_)
         return take_biased(progress_in_, application_in_, progress_waiting_, application_waiting_, true);
     take_biased(application_in_, progress_in_, application_waiting_, progress_waiting_, false);
 }
 
-void api_lock::give() noexcept {
+// The application's way out of the biased lock is inline (api_lock::give).
+void api_lock::give_unbiased_or_progress() noexcept {
     if (!biased_.load(std::memory_order_relaxed)) return give_word();
-    if (progress_thread_) {
-        progress_in_.store(0, std::memory_order_release);
-        if (application_waiting_.load(std::memory_order_relaxed)) [[unlikely]]
-            wake_one(progress_in_);
-        return;
-    }
-    // The application's way out is inline (api_lock::leave).
-    application_in_.store(0, std::memory_order_release);
-    if (progress_waiting_.load(std::memory_order_relaxed)) [[unlikely]]
-        wake_progress_thread();
+    progress_in_.store(0, std::memory_order_release);
+    if (application_waiting_.load(std::memory_order_relaxed)) [[unlikely]]
+        wake_one(progress_in_);
 }
 
 void api_lock::wake_progress_thread() noexcept { wake_one(application_in_); }

@@ -74,12 +74,17 @@ public:
     static bool held();
 
 private:
+    static void enter() noexcept {
+        if (depth_++ == 0) take();
+    }
+    static void leave() noexcept {
+        if (--depth_ == 0) give();
+    }
     // The application's way in and out of the biased lock is inline: every
     // put, get and atomic on mapped memory takes it while the progress
-    // thread runs. The rest (the word, the progress thread, a wait for the
-    // other side) is out of line.
-    static void enter() noexcept {
-        if (depth_++ != 0) return;
+    // thread runs. The rest (the word, the progress thread's side, a wait
+    // for the other side) is out of line.
+    static void take() noexcept {
         if (biased_.load(std::memory_order_relaxed) && !progress_thread_) [[likely]] {
             // The progress thread's membarrier orders this mark before the
             // look below; the compiler must not swap them.
@@ -88,20 +93,19 @@ private:
             if (progress_in_.load(std::memory_order_acquire) == 0) [[likely]]
                 return;
         }
-        take();
+        take_slowly();
     }
-    static void leave() noexcept {
-        if (--depth_ != 0) return;
+    static void give() noexcept {
         if (biased_.load(std::memory_order_relaxed) && !progress_thread_) [[likely]] {
             application_in_.store(0, std::memory_order_release);
             if (progress_waiting_.load(std::memory_order_relaxed) != 0) [[unlikely]]
                 wake_progress_thread();
             return;
         }
-        give();
+        give_unbiased_or_progress();
     }
-    static void take() noexcept;
-    static void give() noexcept;
+    static void take_slowly() noexcept;
+    static void give_unbiased_or_progress() noexcept;
     static void wake_progress_thread() noexcept;
     static bool others_wait() noexcept;
 
