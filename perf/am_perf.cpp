@@ -72,9 +72,8 @@ uint8_t *page_aligned(size_t bytes, uint8_t fill) {
 // Rank 1: every large message goes to the same place, as ucx_perftest's
 // receives do.
 uint8_t *g_large_in = nullptr;
-size_t g_large_in_bytes = 0;
 void on_large_header(const ccs_am_header_t *h, void *) {
-    must(ccs_am_accept(h->token, g_large_in, g_large_in_bytes, nullptr), "accept");
+    must(ccs_am_accept(h->token, g_large_in, large_max, nullptr), "accept");
 }
 // Rank 0's sources: heap, and shared memory its peer maps.
 uint8_t *g_large_heap = nullptr;
@@ -205,7 +204,6 @@ int main(int argc, char **argv) {
         std::memset(g_large_shared, 'y', large_max);
     } else {
         g_large_in = page_aligned(large_max, 0);
-        g_large_in_bytes = large_max;
     }
     must(ccs_barrier(), "barrier");
     if (rank == 0) {
