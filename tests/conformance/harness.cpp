@@ -51,9 +51,12 @@ uint8_t pattern_byte(uint64_t a, uint64_t b, size_t i) {
     return static_cast<uint8_t>((a * 131 + b * 31 + i * 7 + (i >> 8)) & 0xFF);
 }
 
-void fill_pattern(std::vector<uint8_t> &buf, uint64_t a, uint64_t b) {
-    for (size_t i = 0; i < buf.size(); ++i) buf[i] = pattern_byte(a, b, i);
+void fill_pattern(void *data, size_t length, uint64_t a, uint64_t b) {
+    auto *p = static_cast<uint8_t *>(data);
+    for (size_t i = 0; i < length; ++i) p[i] = pattern_byte(a, b, i);
 }
+
+void fill_pattern(std::vector<uint8_t> &buf, uint64_t a, uint64_t b) { fill_pattern(buf.data(), buf.size(), a, b); }
 
 bool check_pattern(const void *data, size_t length, uint64_t a, uint64_t b) {
     const auto *p = static_cast<const uint8_t *>(data);
