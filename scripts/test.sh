@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Everything CI runs: install dependencies, then build and test three times:
+# Everything CI runs: install dependencies, then build and test four times:
 #   1. RelWithDebInfo, warnings as errors: every test (unit, conformance for
 #      every plugin at 2/4/8 processes, launchers, install);
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer: every test again;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer: every test again but
+#      the 8-process jobs, which run the same paths as at 4 more slowly;
 #   3. ThreadSanitizer: the tests that use threads (unit tests, and the
 #      conformance jobs with threads and the progress thread);
 #   4. clang + libFuzzer + ASan/UBSan: the datadesc, layout wire, AM packet, remote key, RMA
-#      request, collective message, large-message header and verbs wire fuzzers, 60 s each.
+#      request, collective message, large-message header and verbs wire fuzzers, 30 s each.
+# Debug information is line tables only (-g1): enough for backtraces and
+# sanitizer reports, and much quicker to compile than full -g.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
@@ -15,15 +18,17 @@ run() {  # run <build-dir> <ctest args...> -- <cmake args...>
   local dir=$1; shift
   local ctest_args=()
   while [ "$1" != "--" ]; do ctest_args+=("$1"); shift; done; shift
-  echo "=== $dir: configure $*"
+  echo "=== $dir: configure $* (at ${SECONDS} s)"
   cmake -S . -B "$dir" -DCCS_WERROR=ON -DCCS_BUILD_PERF=OFF "$@" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
-  echo "=== $dir: build"
+  echo "=== $dir: build (at ${SECONDS} s)"
   cmake --build "$dir" -j"$jobs" > "$dir.build.log" 2>&1 || { tail -n 80 "$dir.build.log"; exit 1; }
-  echo "=== $dir: test"
+  echo "=== $dir: test (at ${SECONDS} s)"
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 900 "${ctest_args[@]}")
 }
 mkdir -p build-ci
-run build-ci/release -- -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run build-ci/release -- -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+debug_flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1)
 # intercept_tls_get_addr=0: LeakSanitizer (gcc 12) guesses a dynamic TLS
 # block's layout from its address modulo 4096 and, when the guess is wrong,
 # scans a wild range at exit and dies ("Tracer caught signal 11", "DTLS 7 at
@@ -32,17 +37,18 @@ run build-ci/release -- -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # not). With the option LSan does not scan dlopen'd modules' dynamic TLS;
 # it reports no leak with or without.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run build-ci/asan-ubsan -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=address,undefined
+  run build-ci/asan-ubsan -E '\.np8$' -- "${debug_flags[@]}" -DCCS_SANITIZE=address,undefined
 # UCX_MEM_EVENTS=no: UCX patches mmap and munmap in the process to track
 # registered memory, and ThreadSanitizer intercepts them too; with threads
 # calling UCX, TSan then crashes inside its own interceptor.
-UCX_MEM_EVENTS=no TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.|threads|progress-thread' -- -DCMAKE_BUILD_TYPE=Debug -DCCS_SANITIZE=thread
+UCX_MEM_EVENTS=no TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.|threads|progress-thread' -- "${debug_flags[@]}" -DCCS_SANITIZE=thread
 
-echo "=== build-ci/fuzz: configure, build and run the fuzzers (clang)"
-CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz -DCMAKE_BUILD_TYPE=Debug -DCCS_BUILD_FUZZERS=ON \
+echo "=== build-ci/fuzz: configure, build and run the fuzzers (clang) (at ${SECONDS} s)"
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz "${debug_flags[@]}" -DCCS_BUILD_FUZZERS=ON -DCCS_FUZZ_SECONDS=30 \
   -DCCS_BUILD_PERF=OFF -DCCS_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
   > build-ci/fuzz.configure.log 2>&1 || { cat build-ci/fuzz.configure.log; exit 1; }
 cmake --build build-ci/fuzz -j"$jobs" --target fuzz_datadesc fuzz_am_packets fuzz_layout_wire fuzz_rkey fuzz_rma_requests fuzz_coll_messages \
   fuzz_large_header fuzz_verbs_wire > build-ci/fuzz.build.log 2>&1 ||
   { tail -n 80 build-ci/fuzz.build.log; exit 1; }
 (cd build-ci/fuzz && ctest --output-on-failure -j"$jobs" -R '^fuzz\.')
+echo "=== all passed in ${SECONDS} s"
