@@ -112,9 +112,7 @@ public:
     buffer &operator=(const buffer &) = delete;
     uint8_t *data() { return data_; }
     size_t size() const { return length_; }
-    void fill(uint64_t a, uint64_t b) {
-        fill_pattern(data_, length_, a, b);
-    }
+    void fill(uint64_t a, uint64_t b) { fill_pattern(data_, length_, a, b); }
 
 private:
     size_t length_;

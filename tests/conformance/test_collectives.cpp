@@ -259,8 +259,8 @@ TEST(Collectives, Alltoall) {
                              static_cast<uint64_t>(j));
             CCS_ASSERT_OK(ccs_team_alltoall(t, src.data(), length, dst.data(), nullptr));
             for (int i = 0; i < n; ++i)
-                ASSERT_TRUE(check_pattern(dst.data() + static_cast<size_t>(i) * length, length, static_cast<uint64_t>(i),
-                                          static_cast<uint64_t>(me)))
+                ASSERT_TRUE(check_pattern(dst.data() + static_cast<size_t>(i) * length, length,
+                                          static_cast<uint64_t>(i), static_cast<uint64_t>(me)))
                     << "block from " << i << ", length " << length;
         }
     }
