@@ -47,7 +47,7 @@ scoped_context::~scoped_context() {
     }
 }
 
-uint8_t pattern_byte(uint64_t a, uint64_t b, size_t i) {
+static uint8_t pattern_byte(uint64_t a, uint64_t b, size_t i) {
     return static_cast<uint8_t>((a * 131 + b * 31 + i * 7 + (i >> 8)) & 0xFF);
 }
 

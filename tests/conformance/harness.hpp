@@ -53,11 +53,9 @@ private:
     ccs_context_t ctx_{0};
 };
 
-// Deterministic payload bytes so receivers can check content. Fill and
-// check whole buffers through these, not pattern_byte in a loop: they are
-// compiled optimised in every build (tests/CMakeLists.txt), which keeps
-// sanitizer runs over buffers of many MiB short.
-uint8_t pattern_byte(uint64_t a, uint64_t b, size_t i);
+// Deterministic payload bytes so receivers can check content, a whole
+// buffer at a time: compiled optimised in every build (tests/CMakeLists.txt),
+// which keeps sanitizer runs over buffers of many MiB short.
 void fill_pattern(void *data, size_t length, uint64_t a, uint64_t b);
 void fill_pattern(std::vector<uint8_t> &buf, uint64_t a, uint64_t b);
 bool check_pattern(const void *data, size_t length, uint64_t a, uint64_t b);
