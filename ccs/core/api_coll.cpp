@@ -77,9 +77,6 @@ ccs_status_t ccs::coll_launch(coll_call &c, coll::schedule &&s) {
 
 namespace {
 
-// The reductions: allreduce, reduce (root >= 0), scan and exscan.
-enum class reduction_kind { all, to_root, scan, exscan };
-
 ccs_status_t reduce_call(const char *name, reduction_kind k, ccs_team_t team, const void *src, void *dst,
                          size_t count, int type, int op, int root, const ccs_completion_t *completion) {
     return guarded([&]() -> ccs_status_t {

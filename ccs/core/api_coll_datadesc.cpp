@@ -183,8 +183,6 @@ ccs_status_t variable_call(const char *name, ccs_team_t team, const void *src, i
     });
 }
 
-enum class reduction_kind { all, to_root, scan, exscan };
-
 // Reductions: the streams are `count` elements of `type`, the same on
 // every member; dst (of reduce: at root only) receives a stream as long.
 ccs_status_t reduction_call(const char *name, reduction_kind k, ccs_team_t team, const void *src, int64_t src_count,

@@ -41,4 +41,7 @@ ccs_status_t coll_run_now(coll_call &c, const coll::coll_engine::small_in_node &
 // Starts the schedule (a completion given) or runs it to its end.
 ccs_status_t coll_launch(coll_call &c, coll::schedule &&s);
 
+// The reductions, of contiguous buffers and of datadescs alike.
+enum class reduction_kind { all, to_root, scan, exscan };
+
 }  // namespace ccs

@@ -18,6 +18,18 @@ int size() {
     return s;
 }
 
+int team_rank(ccs_team_t t) {
+    int r = -2;
+    EXPECT_EQ(ccs_team_rank(t, &r), CCS_OK) << ccs_last_error();
+    return r;
+}
+
+int team_size(ccs_team_t t) {
+    int s = -2;
+    EXPECT_EQ(ccs_team_size(t, &s), CCS_OK) << ccs_last_error();
+    return s;
+}
+
 uint64_t stat(const char *name) {
     uint64_t v = 0;
     EXPECT_EQ(ccs_stats_get(name, &v), CCS_OK) << name;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ccs/ccs.h>
+#include <ccs/coll.h>
 #include <ccs/rma.h>
 
 #include <gtest/gtest.h>
@@ -17,6 +18,9 @@ namespace conformance {
 
 int rank();
 int size();
+// This process's rank in a team and the team's size (-2 where refused).
+int team_rank(ccs_team_t t);
+int team_size(ccs_team_t t);
 
 // Progress until done() or the deadline; false on timeout (never hangs).
 template <typename Done>

@@ -21,17 +21,6 @@ using namespace conformance;
 
 namespace {
 
-int team_size(ccs_team_t t) {
-    int s = 0;
-    EXPECT_EQ(ccs_team_size(t, &s), CCS_OK);
-    return s;
-}
-int team_rank(ccs_team_t t) {
-    int r = 0;
-    EXPECT_EQ(ccs_team_rank(t, &r), CCS_OK);
-    return r;
-}
-
 // The teams every test runs on: the job, and (with 3 or more processes)
 // every second process from 1 and the job without rank 0, reversed; with
 // 4 or more, the job dealt out in threes (0, 3, 6, ..., 1, 4, 7, ...), so

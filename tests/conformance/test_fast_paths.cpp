@@ -47,7 +47,7 @@ void on_numbered(const ccs_am_message_t *m, void *arg) {
     if (m->args[0] != static_cast<uint64_t>(s->received.load())) ++s->misordered;
     s->received.fetch_add(1);
 }
-void on_count(const ccs_am_message_t *m, void *arg) {
+void on_announced(const ccs_am_message_t *m, void *arg) {
     static_cast<stream *>(arg)->announced.store(static_cast<int>(m->args[0]));
 }
 
@@ -79,7 +79,7 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
     holder hold;
     stream in;
     scoped_context held("fast-held", {{1, on_hold, &hold}});
-    scoped_context own("fast-own", {{1, on_numbered, &in}, {2, on_count, &in}});
+    scoped_context own("fast-own", {{1, on_numbered, &in}, {2, on_announced, &in}});
     window w(true);  // ccs_mem_alloc memory: mapped by peers on the node
     window heap;     // registered heap memory: the transport's RMA
     // (Registered for network atomics only where a transport carries them.)

@@ -16,7 +16,7 @@ using namespace conformance;
 
 namespace {
 
-struct element {
+struct queue_element {
     uint64_t rank, seq, check;
 };
 uint64_t check_of(uint64_t r, uint64_t s) { return (r * 1000003u) ^ (s * 7919u) ^ 0x5a5a5a5au; }
@@ -52,16 +52,18 @@ TEST_P(IndexedPut, ConcurrentAppendersNeverLoseOrOverlapAnElement) {
     ccs_counter_t done;
     ccs_counter_init(&done);
     const ccs_completion_t c{nullptr, nullptr, &done};
-    std::vector<element> sent(per_rank);
+    std::vector<queue_element> sent(per_rank);
     std::vector<uint64_t> placed(per_rank, 0);
     for (uint64_t s = 0; s < per_rank; ++s) {
         const auto r = static_cast<uint64_t>(rank());
         sent[s] = {r, s, check_of(r, s)};
         const ccs_rkey_t key = s % 2 ? CCS_RKEY_IMPLICIT : w.key(0);
         if (s % 3 == 0) {
-            CCS_ASSERT_OK(ccs_put_indexed_sync(ctx, 0, &sent[s], sizeof(element), q.pointer(), q.limit(), key, &placed[s]));
+            CCS_ASSERT_OK(
+                ccs_put_indexed_sync(ctx, 0, &sent[s], sizeof(queue_element), q.pointer(), q.limit(), key, &placed[s]));
         } else {
-            CCS_ASSERT_OK(ccs_put_indexed(ctx, 0, &sent[s], sizeof(element), q.pointer(), q.limit(), key, &placed[s], &c));
+            CCS_ASSERT_OK(
+                ccs_put_indexed(ctx, 0, &sent[s], sizeof(queue_element), q.pointer(), q.limit(), key, &placed[s], &c));
         }
     }
     CCS_ASSERT_OK(ccs_fence(ctx, 0));
@@ -69,18 +71,18 @@ TEST_P(IndexedPut, ConcurrentAppendersNeverLoseOrOverlapAnElement) {
     EXPECT_EQ(mine.size(), per_rank) << "each append got its own place";
     for (uint64_t at : placed) {
         EXPECT_GE(at, q.first());
-        EXPECT_EQ((at - q.first()) % sizeof(element), 0u);
+        EXPECT_EQ((at - q.first()) % sizeof(queue_element), 0u);
     }
     CCS_ASSERT_OK(ccs_barrier());
     if (rank() == 0) {
         const uint64_t total = per_rank * static_cast<uint64_t>(size());
         uint64_t end = 0;
         std::memcpy(&end, w.local_slot(0), 8);
-        EXPECT_EQ(end, q.first() + total * sizeof(element));
+        EXPECT_EQ(end, q.first() + total * sizeof(queue_element));
         std::set<std::pair<uint64_t, uint64_t>> seen;
         for (uint64_t i = 0; i < total; ++i) {
-            element e{};
-            std::memcpy(&e, w.local_slot(0) + 64 + i * sizeof(element), sizeof e);
+            queue_element e{};
+            std::memcpy(&e, w.local_slot(0) + 64 + i * sizeof(queue_element), sizeof e);
             EXPECT_EQ(e.check, check_of(e.rank, e.seq)) << "element " << i << " is torn";
             seen.insert({e.rank, e.seq});
         }
@@ -95,9 +97,9 @@ TEST_P(IndexedPut, AFullQueueRefusesAndChangesNothing) {
     scoped_context ctx("indexed-put-full");
     window w(GetParam());
     queue q(w);
-    const uint64_t limit = q.first() + 3 * sizeof(element);
+    const uint64_t limit = q.first() + 3 * sizeof(queue_element);
     if (rank() == size() - 1) {
-        const element e{static_cast<uint64_t>(rank()), 0, 0};
+        const queue_element e{static_cast<uint64_t>(rank()), 0, 0};
         for (int i = 0; i < 3; ++i)
             CCS_ASSERT_OK(ccs_put_indexed_sync(ctx, 0, &e, sizeof e, q.pointer(), limit, w.key(0), nullptr));
         uint64_t placed = 0;
@@ -114,8 +116,8 @@ TEST_P(IndexedPut, AFullQueueRefusesAndChangesNothing) {
         uint64_t end = 0;
         std::memcpy(&end, w.local_slot(0), 8);
         EXPECT_EQ(end, limit);
-        uint8_t past[sizeof(element)];
-        std::memcpy(past, w.local_slot(0) + 64 + 3 * sizeof(element), sizeof past);
+        uint8_t past[sizeof(queue_element)];
+        std::memcpy(past, w.local_slot(0) + 64 + 3 * sizeof(queue_element), sizeof past);
         for (uint8_t b : past) EXPECT_EQ(b, 0);
     }
     CCS_ASSERT_OK(ccs_barrier());
@@ -125,7 +127,7 @@ TEST(IndexedPutBadInput, IsRefusedAndChangesNothing) {
     scoped_context ctx("indexed-put-bad");
     window w;
     queue q(w);
-    const element e{1, 2, 3};
+    const queue_element e{1, 2, 3};
     EXPECT_EQ(ccs_put_indexed(ctx, 0, &e, sizeof e, q.pointer() + 4, q.limit(), w.key(0), nullptr, nullptr),
               CCS_ERR_INVALID_ARG);
     EXPECT_EQ(ccs_put_indexed(ctx, 0, nullptr, 8, q.pointer(), q.limit(), w.key(0), nullptr, nullptr),

@@ -13,18 +13,6 @@ using namespace conformance;
 
 namespace {
 
-int team_rank(ccs_team_t t) {
-    int r = -2;
-    EXPECT_EQ(ccs_team_rank(t, &r), CCS_OK) << ccs_last_error();
-    return r;
-}
-
-int team_size(ccs_team_t t) {
-    int s = -2;
-    EXPECT_EQ(ccs_team_size(t, &s), CCS_OK) << ccs_last_error();
-    return s;
-}
-
 // Every member's job rank, gathered over the team: proves the team's
 // numbering and that its collectives reach exactly its members.
 std::vector<int> members_of(ccs_team_t t) {

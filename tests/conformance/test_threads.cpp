@@ -190,7 +190,7 @@ struct inbox {
 };
 
 // args: {sender thread, sequence number}; payload: pattern(source, seq).
-void on_sequenced(const ccs_am_message_t *m, void *arg) {
+void on_thread_sequenced(const ccs_am_message_t *m, void *arg) {
     auto *in = static_cast<inbox *>(arg);
     uint64_t &next = in->next[static_cast<size_t>(m->source)][m->args[0]];
     if (m->args[1] != next) ++in->misordered;
@@ -223,8 +223,8 @@ TEST(MultipleThreads, FourThreadsOnTheirOwnContexts) {
     std::vector<std::unique_ptr<scoped_context>> ctx;
     for (int t = 0; t < threads; ++t) {
         in.push_back(std::make_unique<inbox>());
-        ctx.push_back(std::make_unique<scoped_context>("thread-own", std::vector<ccs_am_handler_entry_t>{
-                                                                         {1, on_sequenced, in.back().get()}}));
+        ctx.push_back(std::make_unique<scoped_context>(
+            "thread-own", std::vector<ccs_am_handler_entry_t>{{1, on_thread_sequenced, in.back().get()}}));
     }
     window w;
     std::atomic<int> failures{0}, mismatches{0}, timeouts{0};
@@ -263,7 +263,7 @@ TEST(MultipleThreads, FourThreadsShareOneContext) {
     multiple_level raised;
     constexpr int threads = 4, count = 300;
     inbox in(threads);
-    scoped_context ctx("thread-shared", {{1, on_sequenced, &in}});
+    scoped_context ctx("thread-shared", {{1, on_thread_sequenced, &in}});
     std::atomic<int> failures{0}, timeouts{0};
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
