@@ -19,13 +19,13 @@ int size() {
 }
 
 int team_rank(ccs_team_t t) {
-    int r = -2;
+    int r = 0;
     EXPECT_EQ(ccs_team_rank(t, &r), CCS_OK) << ccs_last_error();
     return r;
 }
 
 int team_size(ccs_team_t t) {
-    int s = -2;
+    int s = 0;
     EXPECT_EQ(ccs_team_size(t, &s), CCS_OK) << ccs_last_error();
     return s;
 }

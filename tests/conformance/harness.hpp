@@ -18,7 +18,8 @@ namespace conformance {
 
 int rank();
 int size();
-// This process's rank in a team and the team's size (-2 where refused).
+// This process's rank in a team and the team's size; where the call is
+// refused, the test fails and they are 0, never a negative size or index.
 int team_rank(ccs_team_t t);
 int team_size(ccs_team_t t);
 
