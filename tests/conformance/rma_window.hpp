@@ -5,6 +5,8 @@
 
 #include <ccs/rma.h>
 
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,19 +57,23 @@ inline std::vector<uint8_t> packed_key(ccs_mem_t mem) {
 // A window of size() slots, registered, its key exchanged with everyone.
 class window {
 public:
-    // allocated: from ccs_mem_alloc (peers on the node map it), else heap
-    // memory registered (reached by cross-memory attach), its atomics
-    // `atomics_by` (a ccs_atomics_by_t).
-    explicit window(bool allocated = false, int atomics_by = CCS_ATOMICS_BY_CPU) : allocated_(allocated) {
-        const size_t bytes = static_cast<size_t>(size()) * slot_bytes;
+    // allocated: from ccs_mem_alloc (peers on the node map it), else
+    // private anonymous pages registered, as a large malloc returns them
+    // (reached by cross-memory attach), its atomics `atomics_by` (a
+    // ccs_atomics_by_t). Both start zero without being written: a window is
+    // size() MiB on every process, and zeroing it eagerly made each test
+    // at many processes mostly page faults.
+    explicit window(bool allocated = false, int atomics_by = CCS_ATOMICS_BY_CPU)
+        : allocated_(allocated), bytes_(static_cast<size_t>(size()) * slot_bytes) {
         if (allocated_) {
             void *p = nullptr;
-            CCS_EXPECT_OK(ccs_mem_alloc(bytes, &p, &mem_));
+            CCS_EXPECT_OK(ccs_mem_alloc(bytes_, &p, &mem_));
             base_ = static_cast<uint8_t *>(p);
         } else {
-            heap_.assign(bytes, 0);
-            base_ = heap_.data();
-            CCS_EXPECT_OK(ccs_mem_register_atomics(base_, bytes, atomics_by, &mem_));
+            void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            EXPECT_NE(p, MAP_FAILED) << "mmap of " << bytes_ << " bytes";
+            base_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t *>(p);
+            CCS_EXPECT_OK(ccs_mem_register_atomics(base_, bytes_, atomics_by, &mem_));
         }
         const std::vector<uint8_t> packed = packed_key(mem_);
         const shared_bytes all = share_with_everyone(packed, reinterpret_cast<uintptr_t>(base_));
@@ -81,9 +87,15 @@ public:
     }
     ~window() {
         for (ccs_rkey_t k : keys_) EXPECT_EQ(ccs_rkey_release(k), CCS_OK) << ccs_last_error();
-        if (allocated_) EXPECT_EQ(ccs_mem_free(mem_), CCS_OK) << ccs_last_error();
-        else EXPECT_EQ(ccs_mem_deregister(mem_), CCS_OK) << ccs_last_error();
+        if (allocated_) {
+            EXPECT_EQ(ccs_mem_free(mem_), CCS_OK) << ccs_last_error();
+        } else {
+            EXPECT_EQ(ccs_mem_deregister(mem_), CCS_OK) << ccs_last_error();
+            if (base_ != nullptr) munmap(base_, bytes_);
+        }
     }
+    window(const window &) = delete;
+    window &operator=(const window &) = delete;
     // Address of source rank `from`'s slot in `owner`'s window.
     uint64_t slot(int owner, int from) const { return bases_[static_cast<size_t>(owner)] + static_cast<uint64_t>(from) * slot_bytes; }
     ccs_rkey_t key(int owner) const { return keys_[static_cast<size_t>(owner)]; }
@@ -92,7 +104,7 @@ public:
 
 private:
     bool allocated_;
-    std::vector<uint8_t> heap_;
+    size_t bytes_;
     uint8_t *base_ = nullptr;
     ccs_mem_t mem_{};
     std::vector<ccs_rkey_t> keys_;
