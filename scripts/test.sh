@@ -7,7 +7,7 @@
 #   3. ThreadSanitizer: the tests that use threads (unit tests, and the
 #      conformance jobs with threads and the progress thread);
 #   4. clang + libFuzzer + ASan/UBSan: the datadesc, layout wire, AM packet, remote key, RMA
-#      request, collective message, large-message header and verbs wire fuzzers, 20 s each.
+#      request, collective message, large-message header and verbs wire fuzzers, 15 s each.
 # Debug information is line tables only (-g1): enough for backtraces and
 # sanitizer reports, and much quicker to compile than full -g. The release
 # build compiles every file on its own, as users build; the sanitizer
@@ -52,7 +52,7 @@ UCX_MEM_EVENTS=no TSAN_OPTIONS=halt_on_error=1 run build-ci/tsan -R '^unit\.|thr
   -DCCS_SANITIZE=thread -DCCS_BUILD_CLIENTS=OFF
 
 echo "=== build-ci/fuzz: configure, build and run the fuzzers (clang) (at ${SECONDS} s)"
-CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz "${debug_flags[@]}" -DCCS_BUILD_FUZZERS=ON -DCCS_FUZZ_SECONDS=20 \
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci/fuzz "${debug_flags[@]}" -DCCS_BUILD_FUZZERS=ON -DCCS_FUZZ_SECONDS=15 \
   -DCCS_BUILD_PERF=OFF -DCCS_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
   > build-ci/fuzz.configure.log 2>&1 || { cat build-ci/fuzz.configure.log; exit 1; }
 cmake --build build-ci/fuzz -j"$jobs" --target fuzz_datadesc fuzz_am_packets fuzz_layout_wire fuzz_rkey fuzz_rma_requests fuzz_coll_messages \
