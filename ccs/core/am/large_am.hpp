@@ -1,9 +1,10 @@
 // Large active messages (ccs/am_large.h): the sender announces a payload, the
 // target's header handler decides where it goes, and the target reads it
-// from the sender's memory with the RMA engine (mapped memory or
-// cross-memory attach on one node, the transport's get), or, where the
-// route has no native get, has the sender push it in packets; then it
-// answers so the sender's completion runs. Small payloads travel with the
+// from the sender's memory with the RMA engine where that memory is mapped
+// here, else has the sender write it with the RMA engine into the
+// destination (cross-memory attach on one node, the transport's put), or,
+// where the route has no native get, push it in packets; then it answers
+// so the sender's completion runs. Small payloads travel with the
 // announcement (eager) and are copied on accept.
 //
 // The announcement is an ordinary message of the user's context carrying
@@ -123,7 +124,7 @@ private:
         uint64_t size = 0;
         large_am *owner = nullptr;
         uint64_t op = 0;
-        uint32_t pieces_out = 0;  // pushed pieces the transport may still read
+        uint32_t pieces_out = 0;  // pushed pieces or a write the transport may still read
         bool ended = false;       // answered (or failed), waiting for pieces_out
         ccs_status_t end_status = CCS_OK;
         std::string end_detail;
@@ -153,6 +154,11 @@ private:
         // Pushed by the sender (the route has no native get): where its
         // pieces go, and how many bytes came.
         bool pushed = false;
+        // Pushed as one write by the sender's RMA engine (`pushed` too): the
+        // destination's registration, and `placing` is 1 until the sender
+        // says the write ended.
+        bool written = false;
+        ccs_mem_t mem{0};
         destination to;
         uint64_t size = 0, received = 0;
         // Pieces a transport writes into `to` now: the transfer lives until
@@ -179,6 +185,17 @@ private:
         ccs_completion_t completion{};
         bool has_completion = false;
     };
+    // The sender's write of an accepted payload into the target's
+    // destination, until the RMA engine completes it.
+    struct outgoing_write {
+        large_am *self = nullptr;
+        uint64_t id = 0;
+        uint64_t op = 0;  // the message (sending_)
+        int target = -1;
+        uint64_t transfer = 0;  // the target's
+        ccs_rkey_t key{};       // keys_'
+    };
+
     // Large messages of one (context, target).
     struct stream {
         uint32_t unanswered = 0;
@@ -231,6 +248,19 @@ private:
     ccs_status_t accept_fetch(const char *call, incoming &in, const destination &to,
                               const ccs_completion_t *completion);
     static void on_fetched(ccs_status_t status, void *arg);
+    // Where the route is shared memory and the sender's payload is not
+    // mapped here, the sender writes it (large_write.cpp): cross-memory
+    // attach writes faster than it reads, and a destination the sender
+    // maps takes a plain copy. Network routes read, as their own
+    // rendezvous does. The target registers the destination and sends its
+    // key (`write_at`); the sender's RMA engine puts the payload and says
+    // how that ended (`written`).
+    ccs_status_t ask_to_write(incoming &in, std::unique_ptr<transfer> t, const destination &to);
+    static void on_write_at(const ccs_am_message_t *m, void *self);
+    static void on_write_done(ccs_status_t status, void *arg);
+    static void on_written(const ccs_am_message_t *m, void *self);
+    // Tells the target of `transfer_id` how the sender's write ended.
+    void tell_written(int to, uint64_t transfer_id, ccs_status_t status, const std::string &detail);
     std::string who() const { return "rank " + std::to_string(rank_); }
 
     context_table &contexts_;
@@ -243,13 +273,15 @@ private:
     // Handler ids on the internal context: the answer to the sender, the
     // target's request to push the payload, one pushed piece.
     uint16_t answer_handler_ = 0;
-    enum handler_offset : uint16_t { answer_at, pull_at, piece_at, handler_count };
+    enum handler_offset : uint16_t { answer_at, pull_at, piece_at, write_at, written_at, handler_count };
     uint64_t next_op_ = 1;
     uint64_t next_token_ = 1;
     uint64_t next_transfer_ = 1;
     std::unordered_map<uint64_t, sending> sending_;
     std::unordered_map<uint64_t, incoming> waiting_;  // by token
     std::unordered_map<uint64_t, std::unique_ptr<transfer>> transfers_;
+    uint64_t next_write_ = 1;
+    std::unordered_map<uint64_t, std::unique_ptr<outgoing_write>> writes_;
     memory_registry &memory_;
     payload_registrations registrations_;
     sender_keys keys_;

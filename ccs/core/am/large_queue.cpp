@@ -100,6 +100,10 @@ void large_am::fail_queued(context *ctx, int target, queued_send &q, ccs_status_
 
 void large_am::peer_failed(int peer) {
     keys_.forget(peer);
+    // A dead sender writes no more: nothing to wait for before its
+    // transfers end.
+    for (auto &kv : transfers_)
+        if (kv.second->written && kv.second->source == peer) kv.second->placing = 0;
     end_pushed([peer](const transfer &t) { return t.source == peer; }, CCS_ERR_PEER_FAILED,
                "rank " + std::to_string(peer) + ", the sender, failed during the transfer");
     for (auto it = sending_.begin(); it != sending_.end();) {

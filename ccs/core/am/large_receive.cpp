@@ -1,7 +1,8 @@
 // Receiving a large message: the header handler runs, then accept copies an
-// eager payload, has the RMA engine read it from the sender or asks the
-// sender to push it (pieces placed by the transport or copied here), refuse
-// answers at once, and a message neither decided waits under its token.
+// eager payload, has the RMA engine read it from the sender, or asks the
+// sender to write it (large_write.cpp) or to push it (pieces placed by the
+// transport or copied here); refuse answers at once, and a message neither
+// decided waits under its token.
 #include "core/am/large_am.hpp"
 
 #include "datadesc/copy_kernels.hpp"
@@ -121,6 +122,12 @@ ccs_status_t large_am::accept_fetch(const char *call, incoming &in, const destin
         return ask_for_push(in, std::move(t), to);
     ccs_status_t st = keys_.take(in.source, in.key, t->key);
     if (st != CCS_OK) return fail_message(in, st, from + ": " + ccs_last_error());
+    if (in.layout.empty() && !to.dd && rma_.node_route(in.source) && rma_.native(in.source, true) &&
+        !rma_.maps(in.source, t->key, in.address, in.size)) {
+        keys_.give_back(t->key);
+        t->key = {};
+        return ask_to_write(in, std::move(t), to);
+    }
     if (!in.layout.empty()) {
         t->remote_dd = std::make_unique<ccs_datadesc_s>();
         int64_t bytes = 0;
@@ -189,7 +196,7 @@ ccs_status_t large_am::ask_for_push(incoming &in, std::unique_ptr<transfer> t, c
 }
 
 bool large_am::piece_fits(const transfer &t, int source, uint64_t offset, uint64_t length) {
-    return t.pushed && t.source == source && offset <= t.size && length <= t.size - offset &&
+    return t.pushed && !t.written && t.source == source && offset <= t.size && length <= t.size - offset &&
            length <= t.size - t.received - t.placing_bytes;
 }
 
@@ -269,6 +276,7 @@ void large_am::finish_push(uint64_t id, ccs_status_t status, const std::string &
     }
     const std::unique_ptr<transfer> t = std::move(it->second);
     transfers_.erase(it);
+    if (t->mem.id) registrations_.give_back(t->mem);
     answer(t->source, t->op, status, who() + ": " + detail);
     am_.add_completion({t->completion, status, detail, t->ctx});
 }

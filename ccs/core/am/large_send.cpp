@@ -29,6 +29,8 @@ ccs_status_t large_am::install(internal_handlers &handlers) {
     handlers.set(answer_handler_ + answer_at, &large_am::on_answer, this);
     handlers.set(answer_handler_ + pull_at, &large_am::on_pull, this);
     handlers.set(answer_handler_ + piece_at, &large_am::on_piece, this);
+    handlers.set(answer_handler_ + write_at, &large_am::on_write_at, this);
+    handlers.set(answer_handler_ + written_at, &large_am::on_written, this);
     am_.set_placer(answer_handler_ + piece_at, this);
     return CCS_OK;
 }

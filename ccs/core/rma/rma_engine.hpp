@@ -96,6 +96,18 @@ public:
         return keys_.mapped_address(call, key, remote, length, out);
     }
 
+    // Whether the route to `target` is a node-scope transport (shared
+    // memory: its put and get are copies by the calling process).
+    bool node_route(int target) const {
+        const transport *t = route_[static_cast<size_t>(target)];
+        return t && t->node_scope();
+    }
+    // Whether `key` of `target`'s is live and mapped here over `length`
+    // bytes at `remote`: a get from it is a copy in this process.
+    bool maps(int target, ccs_rkey_t key, uint64_t remote, uint64_t length) const {
+        return mapped_key(target, key, remote, length) != nullptr;
+    }
+
     // Every operation but the inline one below starts here: the request
     // goes the fastest way that applies (try_direct, try_mapped_layouts,
     // whole in active messages, lists of pieces). Errors (a bad key, a
