@@ -19,11 +19,12 @@
  *   ccs_am_send_large(ctx, peer, TAG_DATA, &tag, 1, buf, len, &sent);
  *
  * The payload moves from the sender's memory straight into the
- * destination: read by the target by cross-memory attach or mapped memory
- * on one node (a datadesc source with the transport's get, or its
- * emulation), or pushed by the sender once accepted, which the transport
- * lands in place where it can (UCX's rendezvous) and the target otherwise
- * copies into place as it comes. The sender's buffer is read in place,
+ * destination: on one node read by the target where it maps the sender's
+ * memory, else written by the sender once accepted (cross-memory attach,
+ * or a copy into a destination it maps); a datadesc source read with the
+ * transport's get, or its emulation; or pushed by the sender once
+ * accepted, which the transport lands in place where it can (UCX's
+ * rendezvous) and the target otherwise copies into place as it comes. The sender's buffer is read in place,
  * never copied, until its completion runs. Payloads up to
  * CCS_AM_EAGER_LIMIT bytes (and no larger than the route's packet) travel
  * with the header instead: header->payload points at them during the
