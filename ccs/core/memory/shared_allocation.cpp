@@ -15,7 +15,7 @@
 namespace ccs {
 namespace {
 
-std::map<uintptr_t, shared_allocation> &table() {
+std::map<uintptr_t, shared_allocation> &live_allocations() {
     static std::map<uintptr_t, shared_allocation> t;
     return t;
 }
@@ -56,23 +56,23 @@ ccs_status_t shared_allocation_create(size_t length, shared_allocation &out, con
         return fail(CCS_ERR_NO_MEMORY, "ccs_mem_alloc: mmap of " + std::to_string(length) + " bytes: " + std::strerror(e));
     }
     out = shared_allocation{next_id++, fd, reinterpret_cast<uintptr_t>(p), length, reserved};
-    table()[out.addr] = out;
+    live_allocations()[out.addr] = out;
     if (placed) *placed = where.at == 0 || out.addr == where.at;
     return CCS_OK;
 }
 
 bool shared_allocation_destroy(uintptr_t addr) {
-    auto it = table().find(addr);
-    if (it == table().end()) return false;
+    auto it = live_allocations().find(addr);
+    if (it == live_allocations().end()) return false;
     ::munmap(reinterpret_cast<void *>(it->second.addr), it->second.reserved);
     ::close(it->second.fd);
-    table().erase(it);
+    live_allocations().erase(it);
     return true;
 }
 
 const shared_allocation *shared_allocation_find(uintptr_t addr, size_t length) {
-    auto it = table().upper_bound(addr);
-    if (it == table().begin()) return nullptr;
+    auto it = live_allocations().upper_bound(addr);
+    if (it == live_allocations().begin()) return nullptr;
     const shared_allocation &a = std::prev(it)->second;
     return range_holds(a.addr, a.length, addr, length) ? &a : nullptr;
 }
