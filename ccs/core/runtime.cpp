@@ -482,6 +482,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.large_answered", large_->stats().answered},
         {"am.large_received", large_->stats().received},
         {"am.large_fetched", large_->stats().fetched},
+        {"am.large_written", large_->stats().written},
         {"am.large_deferred", large_->stats().deferred},
         {"am.large_refused", large_->stats().refused},
         {"am.large_undecided", large_->undecided()},

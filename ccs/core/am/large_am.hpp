@@ -40,6 +40,7 @@ struct large_am_stats {
     uint64_t answered = 0;   // of those, accepted or refused by the target (the window counts the rest)
     uint64_t received = 0;   // header handlers run
     uint64_t fetched = 0;    // accepted payloads read from the sender or pushed by it
+    uint64_t written = 0;    // of those, written into the destination by the sender's RMA
     uint64_t deferred = 0;   // header handlers that left the decision for later
     uint64_t refused = 0;    // refused, or a failed accept
 };

@@ -34,6 +34,7 @@ ccs_status_t large_am::ask_to_write(incoming &in, std::unique_ptr<transfer> t, c
         return st;
     }
     ++stats_.fetched;
+    ++stats_.written;
     return CCS_OK;
 }
 
