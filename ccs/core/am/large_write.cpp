@@ -87,15 +87,16 @@ void large_am::on_write_at(const ccs_am_message_t *m, void *arg) {
 void large_am::on_write_done(ccs_status_t status, void *arg) {
     const outgoing_write w = *static_cast<outgoing_write *>(arg);
     large_am &self = *w.self;
+    // Before anything else here can set the thread's last error.
+    const std::string detail = status == CCS_OK
+                                   ? std::string()
+                                   : "rank " + std::to_string(self.rank_) + " writing the payload: " + ccs_last_error();
     self.writes_.erase(w.id);
     self.keys_.give_back(w.key);
     const auto it = self.sending_.find(w.op);
     if (it != self.sending_.end() && --it->second.pieces_out == 0 && it->second.ended)
         self.end_sending(it, it->second.end_status, it->second.end_detail);
-    self.tell_written(w.target, w.transfer, status,
-                      status == CCS_OK
-                          ? std::string()
-                          : "rank " + std::to_string(self.rank_) + " writing the payload: " + ccs_last_error());
+    self.tell_written(w.target, w.transfer, status, detail);
 }
 
 void large_am::tell_written(int to, uint64_t transfer_id, ccs_status_t status, const std::string &detail) {
