@@ -114,6 +114,8 @@ public:
     size_t undecided() const { return waiting_.size(); }
 
 private:
+    enum handler_offset : uint16_t { answer_at, pull_at, piece_at, write_at, written_at, handler_count };
+
     // A sent message, until the target answers and the transport no longer
     // reads any piece of it that it pushed.
     struct sending {
@@ -226,6 +228,9 @@ private:
     void end_sending(std::unordered_map<uint64_t, sending>::iterator it, ccs_status_t status, std::string detail,
                      bool later = false);
     static void on_piece_sent(ccs_status_t status, void *sending);
+    // A pushed piece or the write no longer reads the payload: the message
+    // ends here if it was answered and this was the last.
+    void release_piece(sending &s);
     // Where the route has no native get, the target asks the sender to
     // push the payload in pieces of a packet each, which it copies into
     // the destination as they come: one copy on each side, no reassembly.
@@ -243,6 +248,10 @@ private:
                     const std::string &detail);
     // Tells the sender of `op` how its message ended (nothing for op 0).
     void answer(int to, uint64_t op, ccs_status_t status, const std::string &detail);
+    // (id, status) to the peer's handler `at` on the internal context, the
+    // detail as payload for a failure; nothing to a failed peer (its end
+    // hears of that on its own).
+    void report(int to, handler_offset at, uint64_t id, ccs_status_t status, const std::string &detail);
     // A message that cannot be taken as accepted: both ends hear why.
     ccs_status_t fail_message(incoming &in, ccs_status_t here, const std::string &detail);
     ccs_status_t accept_eager(incoming &in, const destination &to, const ccs_completion_t *completion);
@@ -260,8 +269,6 @@ private:
     static void on_write_at(const ccs_am_message_t *m, void *self);
     static void on_write_done(ccs_status_t status, void *arg);
     static void on_written(const ccs_am_message_t *m, void *self);
-    // Tells the target of `transfer_id` how the sender's write ended.
-    void tell_written(int to, uint64_t transfer_id, ccs_status_t status, const std::string &detail);
     std::string who() const { return "rank " + std::to_string(rank_); }
 
     context_table &contexts_;
@@ -271,10 +278,10 @@ private:
     size_t eager_limit_;
     size_t window_;
     std::map<stream_key, stream> streams_;
-    // Handler ids on the internal context: the answer to the sender, the
-    // target's request to push the payload, one pushed piece.
+    // Handler ids on the internal context, from answer_handler_: the
+    // answer to the sender, the target's request to push the payload, one
+    // pushed piece, the target's request to write it, the sender's report.
     uint16_t answer_handler_ = 0;
-    enum handler_offset : uint16_t { answer_at, pull_at, piece_at, write_at, written_at, handler_count };
     uint64_t next_op_ = 1;
     uint64_t next_token_ = 1;
     uint64_t next_transfer_ = 1;

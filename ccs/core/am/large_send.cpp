@@ -167,9 +167,12 @@ void large_am::end_sending(std::unordered_map<uint64_t, sending>::iterator it, c
 
 void large_am::on_piece_sent(ccs_status_t, void *arg) {
     auto &s = *static_cast<sending *>(arg);
+    s.owner->release_piece(s);
+}
+
+void large_am::release_piece(sending &s) {
     if (--s.pieces_out > 0 || !s.ended) return;
-    large_am &self = *s.owner;
-    self.end_sending(self.sending_.find(s.op), s.end_status, s.end_detail);
+    end_sending(sending_.find(s.op), s.end_status, s.end_detail);
 }
 
 // The target accepted and asks for the payload: pieces of one packet, sent
@@ -196,14 +199,17 @@ void large_am::on_pull(const ccs_am_message_t *m, void *arg) {
 }
 
 void large_am::answer(int to, uint64_t op, ccs_status_t status, const std::string &detail) {
-    if (op == 0 || am_.peer_has_failed(to)) return;
-    context *internal = contexts_.by_id(context_table::internal_id);
-    const uint64_t args[2] = {op, static_cast<uint64_t>(status)};
-    // A refusal by the transport is the peer's failure, which its sender
-    // hears of on its own.
+    if (op != 0) report(to, answer_at, op, status, detail);
+}
+
+void large_am::report(int to, handler_offset at, uint64_t id, ccs_status_t status, const std::string &detail) {
+    if (am_.peer_has_failed(to)) return;
+    const uint64_t args[2] = {id, static_cast<uint64_t>(status)};
+    // A refusal by the transport is the peer's failure, which it hears of
+    // on its own.
     const am_engine::payload_source why{reinterpret_cast<const uint8_t *>(detail.data()),
                                         status == CCS_OK ? 0 : detail.size(), nullptr, 0};
-    (void)am_.send(*internal, to, answer_handler_ + answer_at, args, 2, why, nullptr);
+    (void)am_.send(*contexts_.by_id(context_table::internal_id), to, answer_handler_ + at, args, 2, why, nullptr);
 }
 
 }  // namespace ccs

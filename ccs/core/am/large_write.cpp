@@ -46,8 +46,8 @@ void large_am::on_write_at(const ccs_am_message_t *m, void *arg) {
     // The target asks once per message it accepted; anything else gets an
     // answer all the same, so its transfer does not wait for ever.
     if (it == self.sending_.end() || it->second.target != m->source || !it->second.payload)
-        return self.tell_written(
-            m->source, transfer_id, CCS_ERR_INVALID_ARG,
+        return self.report(
+            m->source, written_at, transfer_id, CCS_ERR_INVALID_ARG,
             "no contiguous large message of rank " + std::to_string(self.rank_) + " waits for that write");
     sending &s = it->second;
     auto w = std::make_unique<outgoing_write>();
@@ -59,8 +59,8 @@ void large_am::on_write_at(const ccs_am_message_t *m, void *arg) {
     const auto *bytes = static_cast<const uint8_t *>(m->payload);
     ccs_status_t st = self.keys_.take(m->source, std::vector<uint8_t>(bytes, bytes + m->payload_size), w->key);
     if (st != CCS_OK)
-        return self.tell_written(
-            m->source, transfer_id, st,
+        return self.report(
+            m->source, written_at, transfer_id, st,
             "rank " + std::to_string(self.rank_) + " cannot use the destination's key: " + ccs_last_error());
     rma_request q;
     q.kind = rma_kind::put;
@@ -79,8 +79,8 @@ void large_am::on_write_at(const ccs_am_message_t *m, void *arg) {
         --s.pieces_out;
         self.keys_.give_back(kept.key);
         self.writes_.erase(kept.id);
-        self.tell_written(m->source, transfer_id, st,
-                          "rank " + std::to_string(self.rank_) + " could not write the payload: " + why);
+        self.report(m->source, written_at, transfer_id, st,
+                    "rank " + std::to_string(self.rank_) + " could not write the payload: " + why);
     }
 }
 
@@ -94,18 +94,8 @@ void large_am::on_write_done(ccs_status_t status, void *arg) {
     self.writes_.erase(w.id);
     self.keys_.give_back(w.key);
     const auto it = self.sending_.find(w.op);
-    if (it != self.sending_.end() && --it->second.pieces_out == 0 && it->second.ended)
-        self.end_sending(it, it->second.end_status, it->second.end_detail);
-    self.tell_written(w.target, w.transfer, status, detail);
-}
-
-void large_am::tell_written(int to, uint64_t transfer_id, ccs_status_t status, const std::string &detail) {
-    if (am_.peer_has_failed(to)) return;
-    const uint64_t args[2] = {transfer_id, static_cast<uint64_t>(status)};
-    const am_engine::payload_source why{reinterpret_cast<const uint8_t *>(detail.data()),
-                                        status == CCS_OK ? 0 : detail.size(), nullptr, 0};
-    (void)am_.send(*contexts_.by_id(context_table::internal_id), to, answer_handler_ + written_at, args, 2, why,
-                   nullptr);
+    if (it != self.sending_.end()) self.release_piece(it->second);
+    self.report(w.target, written_at, w.transfer, status, detail);
 }
 
 void large_am::on_written(const ccs_am_message_t *m, void *arg) {
