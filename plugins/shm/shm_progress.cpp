@@ -94,8 +94,9 @@ int shm_plugin::answer_doorbell() {
         // A bell from a peer whose ring was given back (it failed), or a
         // forged index: nothing to read.
         if (peer >= present_.size() || !present_[peer] || released_[peer]) return;
-        // A bell after a retire means a new record in a ring started anew.
-        from_[peer].unpark();
+        // A bell after a retire means a new record in a ring started anew,
+        // unless it was rung for the marker itself.
+        if (!from_[peer].unpark()) return;
         events += poll_from(peer);
         watch(peer);
     });

@@ -179,7 +179,16 @@ public:
         control_->tail.store(ring_retired, std::memory_order_release);
         awaiting_acknowledgement_ = false;
     }
-    void unpark() { parked_ = false; }
+    // Reads again from the start, once the producer has started over. A
+    // bell can be older than that (rung for the marker after this consumer
+    // had read it): while the tail still says `ring_retired` the memory is
+    // not released yet and still holds the old records, which must not be
+    // delivered twice. False then: a new record's bell comes later.
+    bool unpark() {
+        if (parked_ && control_->tail.load(std::memory_order_acquire) == ring_retired) return false;
+        parked_ = false;
+        return true;
+    }
     bool parked() const { return parked_; }
     // Tells the producer whether this ring is polled on every call. Not on
     // a parked ring: its memory may be gone.
