@@ -37,7 +37,8 @@ struct rma_indexed {
     uint64_t *placed = nullptr;
 };
 
-// (address, length) pieces, merged where they touch.
+// (address, length) pieces, merged where they touch. The first few live
+// inside the list: a strided patch of a few rows costs no allocation.
 class segment_list {
 public:
     // Merges with an adjacent last piece. Inline: a layout of single
@@ -45,31 +46,42 @@ public:
     void push(uint64_t address, size_t length) {
         if (length == 0) return;
         bytes_ += length;
-        ccs_plugin_remote_v1_t *last = count_ == 0 ? nullptr : count_ == 1 ? &one_ : &more_.back();
-        if (last && last->address + last->length == address) {
-            last->length += length;
+        ccs_plugin_remote_v1_t *pieces = on_heap_ ? more_.data() : inline_;
+        if (count_ > 0 && pieces[count_ - 1].address + pieces[count_ - 1].length == address) {
+            pieces[count_ - 1].length += length;
             return;
         }
-        if (count_ == 0) {
-            one_ = {address, length};
-        } else {
-            if (count_ == 1) more_.push_back(one_);
+        if (!on_heap_ && count_ == inline_pieces) move_to_heap(2 * inline_pieces);
+        if (on_heap_)
             more_.push_back({address, length});
-        }
+        else
+            inline_[count_] = {address, length};
         ++count_;
     }
     // Room for `pieces` without growing as they come.
     void reserve(size_t pieces) {
-        if (pieces > 1) more_.reserve(pieces);
+        if (pieces > inline_pieces) move_to_heap(pieces);
     }
     size_t size() const { return count_; }
-    const ccs_plugin_remote_v1_t *data() const { return count_ <= 1 ? &one_ : more_.data(); }
+    const ccs_plugin_remote_v1_t *data() const { return on_heap_ ? more_.data() : inline_; }
     size_t bytes() const { return bytes_; }
 
 private:
-    ccs_plugin_remote_v1_t one_{0, 0};
-    std::vector<ccs_plugin_remote_v1_t> more_;
+    static constexpr size_t inline_pieces = 8;
+    void move_to_heap(size_t room) {
+        if (!on_heap_) {
+            more_.reserve(std::max(room, count_));
+            more_.assign(inline_, inline_ + count_);
+            on_heap_ = true;
+        } else {
+            more_.reserve(room);
+        }
+    }
+
+    ccs_plugin_remote_v1_t inline_[inline_pieces]{};
+    std::vector<ccs_plugin_remote_v1_t> more_;  // every piece, once there are more than fit inline
     size_t count_ = 0, bytes_ = 0;
+    bool on_heap_ = false;
 };
 
 // A position in a segment_list, walking it in stream order a part at a
