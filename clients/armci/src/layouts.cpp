@@ -1,5 +1,6 @@
 #include "layouts.hpp"
 
+#include <array>
 #include <list>
 #include <map>
 #include <mutex>
@@ -8,11 +9,14 @@ namespace ccs::armci {
 namespace {
 constexpr size_t kept_layouts = 256;
 
+// levels, count[0..levels], stride[0..levels-1], zeros after: a lookup
+// allocates nothing.
+using shape_key = std::array<int64_t, 2 + 2 * max_stride_levels>;
+
 struct layout_cache {
     std::mutex lock;
-    // Key: levels, count[0..levels], stride[0..levels-1].
-    std::map<std::vector<int64_t>, std::pair<strided_shape, std::list<std::vector<int64_t>>::iterator>> by_shape;
-    std::list<std::vector<int64_t>> recent;  // most recent first
+    std::map<shape_key, std::pair<strided_shape, std::list<shape_key>::iterator>> by_shape;
+    std::list<shape_key> recent;  // most recent first
 };
 layout_cache &cache() {
     static layout_cache c;
@@ -47,9 +51,11 @@ int strided_layout(const char *call, int levels, const int *count, const int *st
         run *= static_cast<uint64_t>(count[i]);
     }
     if (contiguous) return out = strided_shape{nullptr, bytes, bytes}, 0;
-    std::vector<int64_t> key{levels};
-    for (int i = 0; i <= levels; ++i) key.push_back(count[i]);
-    for (int i = 0; i < levels; ++i) key.push_back(stride[i]);
+    shape_key key{};
+    size_t at = 0;
+    key[at++] = levels;
+    for (int i = 0; i <= levels; ++i) key[at++] = count[i];
+    for (int i = 0; i < levels; ++i) key[at++] = stride[i];
     layout_cache &c = cache();
     std::lock_guard<std::mutex> hold(c.lock);
     auto it = c.by_shape.find(key);
@@ -76,7 +82,7 @@ int strided_layout(const char *call, int levels, const int *count, const int *st
     }
     out = strided_shape{dd, bytes, span};
     c.recent.push_front(key);
-    c.by_shape.emplace(std::move(key), std::make_pair(out, c.recent.begin()));
+    c.by_shape.emplace(key, std::make_pair(out, c.recent.begin()));
     return 0;
 }
 
