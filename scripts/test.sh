@@ -3,9 +3,10 @@
 #   1. RelWithDebInfo, warnings as errors: every test (unit, conformance for
 #      every plugin at 2/4/8 processes, launchers, install);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer: every test again but
-#      the 8-process jobs, which run the same paths as at 4 more slowly, and
-#      the client programs under the MPI launchers (the same client code
-#      runs under ccsrun, the ARMCI programs under Open MPI);
+#      the 8- and 32-process jobs (the 4-process paths, more slowly; many
+#      peers are left to release) and the client programs under the MPI
+#      launchers (the same client code runs under ccsrun, the ARMCI
+#      programs under Open MPI);
 #   3. ThreadSanitizer: the tests that use threads (unit tests, and the
 #      conformance jobs with threads and the progress thread);
 #   4. clang + libFuzzer + ASan/UBSan: the datadesc, layout wire, AM packet, remote key, RMA
@@ -41,7 +42,7 @@ debug_flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAG
 # not). With the option LSan does not scan dlopen'd modules' dynamic TLS;
 # it reports no leak with or without.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run build-ci/asan-ubsan -E '\.np8$|^shmem\..*\.(openmpi|mpich)\.|^armci\..*\.mpich\.' -- "${debug_flags[@]}" -DCCS_SANITIZE=address,undefined
+  run build-ci/asan-ubsan -E '\.np(8|32)$|^shmem\..*\.(openmpi|mpich)\.|^armci\..*\.mpich\.' -- "${debug_flags[@]}" -DCCS_SANITIZE=address,undefined
 # UCX_MEM_EVENTS=no: UCX patches mmap and munmap in the process to track
 # registered memory, and ThreadSanitizer intercepts them too; with threads
 # calling UCX, TSan then crashes inside its own interceptor. None of these
