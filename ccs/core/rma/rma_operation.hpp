@@ -46,42 +46,37 @@ public:
     void push(uint64_t address, size_t length) {
         if (length == 0) return;
         bytes_ += length;
-        ccs_plugin_remote_v1_t *pieces = on_heap_ ? more_.data() : inline_;
+        ccs_plugin_remote_v1_t *pieces = on_heap() ? more_.data() : inline_;
         if (count_ > 0 && pieces[count_ - 1].address + pieces[count_ - 1].length == address) {
             pieces[count_ - 1].length += length;
             return;
         }
-        if (!on_heap_ && count_ == inline_pieces) move_to_heap(2 * inline_pieces);
-        if (on_heap_)
-            more_.push_back({address, length});
-        else
+        if (count_ < inline_pieces) {
             inline_[count_] = {address, length};
+        } else {
+            if (count_ == inline_pieces) {
+                more_.reserve(2 * inline_pieces);  // no-op where reserve() asked for more
+                more_.assign(inline_, inline_ + count_);
+            }
+            more_.push_back({address, length});
+        }
         ++count_;
     }
     // Room for `pieces` without growing as they come.
     void reserve(size_t pieces) {
-        if (pieces > inline_pieces) move_to_heap(pieces);
+        if (pieces > inline_pieces) more_.reserve(pieces);
     }
     size_t size() const { return count_; }
-    const ccs_plugin_remote_v1_t *data() const { return on_heap_ ? more_.data() : inline_; }
+    const ccs_plugin_remote_v1_t *data() const { return on_heap() ? more_.data() : inline_; }
     size_t bytes() const { return bytes_; }
 
 private:
     static constexpr size_t inline_pieces = 8;
-    void move_to_heap(size_t room) {
-        if (!on_heap_) {
-            more_.reserve(std::max(room, count_));
-            more_.assign(inline_, inline_ + count_);
-            on_heap_ = true;
-        } else {
-            more_.reserve(room);
-        }
-    }
+    bool on_heap() const { return count_ > inline_pieces; }
 
     ccs_plugin_remote_v1_t inline_[inline_pieces]{};
     std::vector<ccs_plugin_remote_v1_t> more_;  // every piece, once there are more than fit inline
     size_t count_ = 0, bytes_ = 0;
-    bool on_heap_ = false;
 };
 
 // A position in a segment_list, walking it in stream order a part at a
