@@ -15,7 +15,7 @@
 # At 1 MiB and 16 MiB; each line gives the median of the kept rounds'
 # ratios (above 1: the large AM is faster), the number kept, the medians
 # of their figures in MiB/s, and every kept ratio in brackets.
-# Usage: [ROUNDS=n] perf/compare_large_am.sh [build-dir]
+# Usage: [ROUNDS=n (default 5)] perf/compare_large_am.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-rel}
