@@ -44,6 +44,7 @@ extern "C" ccs_status_t ccs_peer_query(int peer, ccs_peer_attr_t *attr) {
         if ((caps & CCS_PLUGIN_CAP_MAP_SHARED) && (flags & CCS_PEER_SAME_NODE)) flags |= CCS_PEER_MAPS_MEMORY;
         if (rt->am().peer_has_failed(peer)) flags |= CCS_PEER_FAILED;
         if (rt->am().sends_beside(peer)) flags |= CCS_PEER_AM_CONCURRENT;
+        if (rt->am().parks_payloads(peer) && rt->am().receives_in_place(peer)) flags |= CCS_PEER_AM_LARGE_WITH_HEADER;
         const uint32_t native = CCS_PEER_PUT_NATIVE | CCS_PEER_GET_NATIVE;
         if (rt->rma().rma_beside(peer) && (flags & native) == native) flags |= CCS_PEER_RMA_CONCURRENT;
         if (rt->rma().network_atomics_reach(peer)) flags |= CCS_PEER_NETWORK_ATOMICS;

@@ -4,6 +4,7 @@
 // never reused; handles are ids, so a stale handle is detected, not followed.
 #pragma once
 
+#include "core/am/parked_payload.hpp"
 #include "core/am/reorder_buffer.hpp"
 #include "util/byte_pool.hpp"
 
@@ -34,6 +35,7 @@ struct stored_message {
     bool large = false;  // a large message's header (am_large.h)
     std::array<uint64_t, CCS_AM_MAX_ARGS> args{};
     byte_buffer payload;
+    parked_payload parked;  // the rest of the payload, kept by its transport
 };
 
 class context {

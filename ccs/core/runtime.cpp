@@ -479,6 +479,8 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"am.placed", s.placed},
         {"am.large_sent", large_->stats().sent},
         {"am.large_sent_eager", large_->stats().sent_eager},
+        {"am.large_sent_parkable", large_->stats().sent_parkable},
+        {"am.parked", s.parked},
         {"am.large_answered", large_->stats().answered},
         {"am.large_received", large_->stats().received},
         {"am.large_fetched", large_->stats().fetched},

@@ -57,9 +57,11 @@ transport::transport(std::unique_ptr<loaded_plugin> library) : library_(std::mov
     services_.local_acquire = &transport::service_local_acquire;
     services_.local_release = &transport::service_local_release;
     services_.mem_unmapped = &transport::service_mem_unmapped;
+    services_.am_deliver_parked = &transport::service_am_deliver_parked;
 }
 
 transport::~transport() {
+    alive_.reset();  // the plugin's finalize ends the payloads it kept
     if (initialized_) table().finalize(state_);
 }
 
@@ -190,6 +192,15 @@ void *transport::service_am_place(void *core, int32_t source, const void *head, 
 void transport::service_am_placed(void *core, uint64_t placement, ccs_plugin_status_t status) {
     auto *self = static_cast<transport *>(core);
     if (self->sink_) self->sink_->placed(placement, status);
+}
+
+int32_t transport::service_am_deliver_parked(void *core, int32_t source, const void *head, size_t head_length,
+                                             size_t length, uint64_t parked) {
+    auto *self = static_cast<transport *>(core);
+    // Only from a plugin that can fetch or let go what it offers, and not
+    // once this transport is going (its finalize may still deliver).
+    if (!self->sink_ || !head || parked == 0 || !self->parks_payloads() || !self->alive_) return 0;
+    return self->sink_->deliver_parked(source, head, head_length, length, self->handle(), parked) ? 1 : 0;
 }
 
 void transport::service_peer_send_lock(void *core, int32_t peer, int32_t take) {

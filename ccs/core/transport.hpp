@@ -15,6 +15,8 @@
 
 namespace ccs {
 
+class transport;
+
 // Receives the packets a transport delivers (the AM engine).
 class packet_sink {
 public:
@@ -26,6 +28,11 @@ public:
     // am_place); then placed() with the same `placement`.
     virtual void *place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement) = 0;
     virtual void placed(uint64_t placement, ccs_plugin_status_t status) = 0;
+    // A placeable packet whose payload `route` keeps as `parked`
+    // (ccs_plugin_v1.h: am_deliver_parked): true if taken, then fetched or
+    // let go through `route` later; false: nothing delivered.
+    virtual bool deliver_parked(int source, const void *head, size_t head_length, size_t length,
+                                std::weak_ptr<transport> route, uint64_t parked) = 0;
     // The lock around sends to `peer` (ccs_plugin_v1.h: peer_send_lock).
     virtual void peer_send_lock(int peer, bool take) = 0;
 
@@ -42,8 +49,6 @@ public:
 protected:
     ~rma_sink() = default;
 };
-
-class transport;
 
 // Lends local memory registered with every transport, for a transport's
 // DMA (ccs_plugin_v1.h: local_acquire): the memory registry.
@@ -99,6 +104,15 @@ public:
         return table().am_send_placeable(state_, peer, iov, count, token);
     }
     int progress() { return table().progress(state_); }
+    // Payloads kept for the core's decision (ccs_plugin_v1.h:
+    // am_deliver_parked, am_parked_fetch, am_parked_release).
+    bool parks_payloads() const { return table().parks_payloads; }
+    // Expires when this transport goes, before its plugin's finalize.
+    std::weak_ptr<transport> handle() const { return alive_; }
+    ccs_plugin_status_t parked_fetch(uint64_t parked, void *to, size_t length, uint64_t placement) {
+        return table().am_parked_fetch(state_, parked, to, length, placement);
+    }
+    void parked_release(uint64_t parked) { table().am_parked_release(state_, parked); }
 
     // Memory and one-sided operations (see ccs_plugin_v1.h).
     bool native_put() const { return (attr_.caps & CCS_PLUGIN_CAP_PUT) != 0; }
@@ -174,6 +188,8 @@ private:
     static void *service_am_place(void *core, int32_t source, const void *head, size_t head_length, size_t length,
                                   uint64_t *placement);
     static void service_am_placed(void *core, uint64_t placement, ccs_plugin_status_t status);
+    static int32_t service_am_deliver_parked(void *core, int32_t source, const void *head, size_t head_length,
+                                             size_t length, uint64_t parked);
     static void service_peer_send_lock(void *core, int32_t peer, int32_t take);
     static void *service_local_acquire(void *core, const void *addr, size_t length, void **hold);
     static void service_local_release(void *core, void *hold);
@@ -185,6 +201,9 @@ private:
     ccs_plugin_services_v1_t services_{};
     ccs_plugin_attr_v1_t attr_{};
     void *state_ = nullptr;
+    // Owns nothing: its weak handles (parked payloads) learn that this
+    // transport is gone.
+    std::shared_ptr<transport> alive_{this, [](transport *) {}};
     bool initialized_ = false;
     bool concurrent_asked_ = false;
     bool concurrent_ = false;

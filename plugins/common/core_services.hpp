@@ -80,6 +80,11 @@ public:
         return s_.am_place(s_.core, source, head, head_length, length, &placement);
     }
     void placed(uint64_t placement, ccs_plugin_status_t status) const { s_.am_placed(s_.core, placement, status); }
+    // Payloads kept for the core's decision (ccs_plugin_v1.h: am_deliver_parked).
+    bool can_park() const { return can_place() && CCS_PLUGIN_HAS(&s_, am_deliver_parked); }
+    bool deliver_parked(int32_t source, const void *head, size_t head_length, size_t length, uint64_t parked) const {
+        return s_.am_deliver_parked(s_.core, source, head, head_length, length, parked) != 0;
+    }
     bool mem_shareable(const void *addr, size_t length, int32_t &fd, uint64_t &offset, uint64_t &id) const {
         return CCS_PLUGIN_HAS(&s_, mem_shareable) && s_.mem_shareable(s_.core, addr, length, &fd, &offset, &id) != 0;
     }

@@ -15,7 +15,7 @@
 // and, where the plugin provides them, any of wireup_complete, mem_reg,
 // mem_dereg, rkey_pack, rkey_unpack, rkey_release, put, get,
 // am_send_nocopy, rkey_ptr, atomic, wakeup_fd with wakeup_arm, am_send_placeable,
-// am_send_concurrent, rma_concurrent. An operation the class
+// am_send_concurrent, rma_concurrent, am_parked_fetch with am_parked_release. An operation the class
 // lacks is left NULL, and the core gives it the typed stub (CCS_PLUGIN_ERR_UNSUPPORTED) or its fallback.
 #pragma once
 
@@ -138,6 +138,12 @@ constexpr ccs_plugin_v1_t make_table() {
         t.am_send_concurrent = [](void *p) { return self<Plugin>(p)->am_send_concurrent(); };
     if constexpr (requires(Plugin &p) { p.rma_concurrent(); })
         t.rma_concurrent = [](void *p) { return self<Plugin>(p)->rma_concurrent(); };
+    if constexpr (requires(Plugin & p) { p.am_parked_release(uint64_t{}); }) {
+        t.am_parked_fetch = [](void *p, uint64_t parked, void *to, size_t length, uint64_t placement) {
+            return self<Plugin>(p)->am_parked_fetch(parked, to, length, placement);
+        };
+        t.am_parked_release = [](void *p, uint64_t parked) { self<Plugin>(p)->am_parked_release(parked); };
+    }
     if constexpr (requires(Plugin &p) { p.wakeup_arm(); }) {
         t.wakeup_fd = [](void *p) -> int32_t { return self<Plugin>(p)->wakeup_fd(); };
         t.wakeup_arm = [](void *p) { return self<Plugin>(p)->wakeup_arm(); };

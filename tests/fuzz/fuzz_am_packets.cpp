@@ -5,12 +5,16 @@
 // engine, with contexts destroyed at points the input chooses.
 // Some packets come as a transport that receives in place offers them:
 // their head to place(), the payload fetched later and reported placed()
-// or lost, or a report for a placement never made.
+// or lost, or a report for a placement never made. Some come as a
+// transport that keeps payloads offers them (deliver_parked): the header
+// sink sees the head and the kept payload, which it fetches or lets go.
 // Invariants (abort on violation), besides what ASan and UBSan see:
 //   - handlers only ever see at most CCS_AM_MAX_ARGS arguments, and a
 //     payload they can read in full;
 //   - the placer is asked only about whole, well-formed heads, and hears
 //     once of each place it gave, with the length it was asked for;
+//   - the header sink sees a kept payload only behind a large message's
+//     header, and never empty;
 //   - destroying every context leaves no message half received.
 // Fragment totals are either small or beyond what the engine accepts, so
 // every run stays within a few MiB.
@@ -64,6 +68,22 @@ public:
 private:
     std::vector<uint8_t> memory_ = std::vector<uint8_t>(4096);
     size_t given_ = 0, lengths_ = 0;
+};
+
+// Takes large messages' headers; a kept payload is fetched (the transport
+// here is gone, so that fails cleanly) or let go.
+class test_header_sink final : public ccs::header_sink {
+public:
+    void on_header(ccs::context &, int source, uint16_t, const uint64_t *, size_t nargs, const uint8_t *payload,
+                   size_t length, bool large, ccs::parked_payload *parked) override {
+        require(source >= 0 && source < procs && nargs <= CCS_AM_MAX_ARGS);
+        for (size_t i = 0; i < length; ++i) g_sink += payload[i];
+        if (!parked) return;
+        require(large && parked->held() && parked->length() > 0);
+        if (length % 2) require(parked->fetch(nullptr, 1) != CCS_PLUGIN_OK);
+        ccs::parked_payload taken = std::move(*parked);  // let go here
+        require(!parked->held());
+    }
 };
 
 uint64_t fragment_total(input &in) {
@@ -122,6 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
     ccs::am_engine engine(contexts, 0, procs, 1 << 20, 1 << 20);
     test_placer placer;
     engine.set_placer(1, &placer);
+    test_header_sink headers;
+    engine.set_header_sink(&headers);
     std::vector<uint64_t> placements;
     while (in.n > 0) {
         const uint8_t op = in.byte();
@@ -144,6 +166,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
             const size_t rest = in.byte() % 4 == 0 ? in.byte() * 64u : packet.size() - head;
             uint64_t id = 0;
             if (engine.place(source, packet.data(), head, rest, id)) placements.push_back(id);
+            continue;
+        }
+        if (op % 16 == 3) {  // a rendezvous head whose payload the transport keeps
+            const int source = static_cast<int>(in.byte() % (procs + 2)) - 1;
+            std::vector<uint8_t> packet = make_packet(in);
+            if (packet.size() >= sizeof(ccs::wire::header) && in.byte() % 2) packet[5] |= ccs::wire::large;  // flags
+            const size_t head = in.byte() % (packet.size() + 1);
+            const size_t rest = in.byte() % 4 == 0 ? in.byte() * 64u : packet.size() - head;
+            engine.deliver_parked(source, packet.data(), head, rest, {}, 1 + in.byte());
             continue;
         }
         if (op % 16 == 0) {  // a context goes away mid-stream

@@ -4,7 +4,10 @@
 //   - what is refused says why;
 //   - what is accepted points only inside the packet, and its parts (an
 //     eager payload, or key and layout, or nothing for a push) fill the
-//     packet exactly.
+//     packet exactly;
+//   - read again as a header whose payload the transport keeps (a last
+//     byte but 0 gives that payload's length in pages): accepted only as an
+//     eager header alone whose size is the kept payload's, with no data.
 #include "fuzz_input.hpp"
 #include "core/am/large_wire.hpp"
 
@@ -13,7 +16,26 @@
 
 using fuzz::require;
 
+namespace {
+
+void read_with_kept_payload(const uint8_t *data, size_t length) {
+    if (length == 0 || data[length - 1] == 0) return;
+    const size_t kept = size_t{data[length - 1]} * 4096;
+    ccs::wire::large_view v;
+    std::string why;
+    if (!ccs::wire::read_large(data, length - 1, v, why, kept)) {
+        require(!why.empty());
+        return;
+    }
+    const ccs::wire::large_header &h = v.header;
+    require(length - 1 == sizeof h && h.mode == static_cast<uint8_t>(ccs::wire::large_mode::eager));
+    require(h.size == kept && !v.data && !v.key && !v.layout);
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length) {
+    read_with_kept_payload(data, length);
     ccs::wire::large_view v;
     std::string why;
     if (!ccs::wire::read_large(data, length, v, why)) {

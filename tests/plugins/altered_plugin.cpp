@@ -329,6 +329,10 @@ private:
                 const auto *me = static_cast<altered_plugin *>(self);
                 me->real_.mem_unmapped(me->real_.core, addr, length);
             };
+        // Kept payloads would pass by the alterations of deliveries (and
+        // this plugin has no am_parked_fetch to hand on): the real plugin
+        // fetches every payload and delivers it whole.
+        inner_services_.am_deliver_parked = nullptr;
         inner_services_.struct_size = sizeof inner_services_;
     }
 

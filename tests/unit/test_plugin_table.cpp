@@ -89,6 +89,33 @@ TEST(PluginTable, APluginBuiltBeforePlacementSendsPlaceablePacketsWithoutACopy) 
     EXPECT_EQ(none.am_send_placeable(nullptr, 1, nullptr, 0, 0), CCS_PLUGIN_ERR_UNSUPPORTED);
 }
 
+namespace {
+ccs_plugin_status_t fake_parked_fetch(void *, uint64_t, void *, size_t, uint64_t) { return CCS_PLUGIN_OK; }
+void fake_parked_release(void *, uint64_t) {}
+}  // namespace
+
+TEST(PluginTable, APluginBuiltBeforeKeptPayloadsIsNeverOfferedOne) {
+    const plugin_table t = built_before(offsetof(ccs_plugin_v1_t, am_parked_fetch));
+    EXPECT_FALSE(t.parks_payloads);
+    int byte = 0;
+    EXPECT_EQ(t.am_parked_fetch(nullptr, 1, &byte, 1, 1), CCS_PLUGIN_ERR_INVALID);
+    t.am_parked_release(nullptr, 1);  // a stub: nothing to let go
+    // One that has only half of the pair keeps nothing either.
+    ccs_plugin_v1_t half{};
+    half.struct_size = sizeof half;
+    half.abi_version = CCS_PLUGIN_ABI_VERSION_1;
+    half.name = "half";
+    half.am_parked_fetch = fake_parked_fetch;
+    plugin_table h;
+    std::string why;
+    ASSERT_TRUE(plugin_table_from_v1(half, h, why)) << why;
+    EXPECT_FALSE(h.parks_payloads);
+    half.am_parked_release = fake_parked_release;
+    ASSERT_TRUE(plugin_table_from_v1(half, h, why)) << why;
+    EXPECT_TRUE(h.parks_payloads);
+    EXPECT_EQ(h.am_parked_fetch, &fake_parked_fetch);
+}
+
 TEST(PluginTable, NullOpsBecomeStubs) {
     ccs_plugin_v1_t v{};
     v.struct_size = sizeof v;

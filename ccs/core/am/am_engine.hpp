@@ -40,6 +40,7 @@ struct am_stats {
     uint64_t sent_nocopy = 0;       // sent from the user's buffer (am_send_nocopy)
     uint64_t abandoned = 0;         // refused after part of it went; the target drops that part
     uint64_t placed = 0;            // payloads a transport fetched straight into place
+    uint64_t parked = 0;            // packets whose payload their transport kept for the handler's decision
 };
 
 // Takes the messages that a header handler decides on (core/am/large_am.hpp):
@@ -47,8 +48,10 @@ struct am_stats {
 class header_sink {
 public:
     // `large`: the payload starts with a large message's header.
+    // `parked`: the rest of the payload, which its transport keeps (the
+    // sink may take it), or null.
     virtual void on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                           const uint8_t *payload, size_t length, bool large) = 0;
+                           const uint8_t *payload, size_t length, bool large, parked_payload *parked) = 0;
 
 protected:
     ~header_sink() = default;
@@ -133,12 +136,35 @@ public:
     // sends it.
     ccs_status_t send_placeable(context &internal, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                                 const uint8_t *data, size_t length, const ccs_completion_t &completion);
+    // A large message of `ctx` in one packet: `head` (its large header,
+    // copied) then `length` bytes at `data`, read from the caller's memory
+    // until `completion`. Placeable, so a target transport that keeps
+    // payloads (deliver_parked) holds them until the header handler
+    // decides. `sent` false: it cannot go that way now (the route keeps no
+    // payloads, a queue is ahead, it is too large); nothing was sent.
+    ccs_status_t send_parkable(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                               const uint8_t *head, size_t head_length, const uint8_t *data, size_t length,
+                               const ccs_completion_t &completion, bool &sent);
+    // Whether the route to `peer` keeps payloads for the target's decision.
+    bool parks_payloads(int peer) const {
+        const peer_state &p = peers_[static_cast<size_t>(peer)];
+        return p.route && p.route->parks_payloads();
+    }
     // `handler` of the internal context places its payloads.
     void set_placer(uint16_t handler, packet_placer *placer);
 
     void deliver(int source, const void *packet, size_t length) override;
     void *place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement) override;
     void placed(uint64_t placement, ccs_plugin_status_t status) override;
+    // Takes a large message's header whose payload its transport keeps:
+    // it goes through the context's order as any packet.
+    bool deliver_parked(int source, const void *head, size_t head_length, size_t length, std::weak_ptr<transport> route,
+                        uint64_t parked) override;
+    // Fetches a kept payload to `to`; `placer` hears placed() with `args`
+    // as for a placed packet. Not OK: nothing was started, nothing will
+    // be heard.
+    ccs_status_t fetch_parked(parked_payload &payload, uint8_t *to, packet_placer *placer, int source,
+                              const uint64_t *args, size_t nargs);
     // Fails what is queued for the peer, refuses new sends to it and tells
     // every context's error handler.
     void peer_failed(int peer, const std::string &reason) override;
@@ -300,7 +326,9 @@ private:
     // am_send_placeable), counted, its completion kept or queued: OK. AGAIN:
     // use the copying path (also where the plugin has no such send, which
     // is then not tried again for the peer); anything else: refused.
-    ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable = false);
+    // `inline_head`: bytes sent after the args, before the payload.
+    ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable = false,
+                                    const uint8_t *inline_head = nullptr, size_t inline_length = 0);
     // Hands the next packet of `o` to the transport.
     ccs_plugin_status_t send_packet(int target, peer_state &p, outgoing &o);
     // Counts and reports a send the transport refused; out of line.
@@ -323,16 +351,17 @@ private:
 
     // `owned`: the payload's buffer if it is the engine's (a reassembled
     // message), kept instead of copied if the message has to wait.
-    void on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
-                    const uint8_t *payload, size_t length, byte_buffer *owned = nullptr);
+    // `parked`: the rest of its payload, kept by the transport.
+    void on_message(int source, context &ctx, const wire::header &h, const uint64_t *args, const uint8_t *payload,
+                    size_t length, byte_buffer *owned = nullptr, parked_payload *parked = nullptr);
     // Runs the handler, or defers the message (set_deferring).
-    void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                  const void *payload, size_t length, bool large);
+    void dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs, const void *payload,
+                  size_t length, bool large, parked_payload *parked = nullptr);
     // Completes (or defers) every completion in `list`, which callbacks
     // may add to meanwhile; how many there were.
     int complete_all(std::vector<pending_completion> &list);
     void dispatch_now(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                      const void *payload, size_t length, bool large);
+                      const void *payload, size_t length, bool large, parked_payload *parked = nullptr);
     // The whole payload as contiguous bytes (packed if it has a layout).
     byte_buffer copy_payload(const payload_source &data);
     // Bytes [offset, offset + length) of a payload with a layout (its head,

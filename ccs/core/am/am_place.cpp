@@ -1,12 +1,17 @@
 // Payloads received in place: a transport that fetches a packet's payload
 // after its head arrived (a rendezvous) asks where it goes; the handler's
-// placer answers, and hears when the bytes are there.
+// placer answers, and hears when the bytes are there. A large message's
+// header whose payload the transport keeps is delivered in its turn; the
+// payload is fetched once its header handler accepted it.
 #include "core/am/am_engine.hpp"
 
+#include "util/error.hpp"
 #include "util/log.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
 namespace ccs {
 
@@ -51,6 +56,53 @@ void *am_engine::place(int source, const void *head, size_t head_length, size_t 
 } catch (const std::exception &e) {
     log_message(log_level::error, std::string("could not place a payload: ") + e.what());
     return nullptr;
+}
+
+bool am_engine::deliver_parked(int source, const void *head, size_t head_length, size_t length,
+                               std::weak_ptr<transport> route, uint64_t parked) try {
+    // Only a large message's header, whole, to a context that exists: the
+    // header sink decides on it. Anything else is fetched and delivered
+    // as usual, and checked there.
+    if (!header_sink_ || source < 0 || static_cast<size_t>(source) >= peers_.size() || length == 0 ||
+        head_length < sizeof(wire::header))
+        return false;
+    wire::header h;
+    std::memcpy(&h, head, sizeof h);
+    const size_t args_bytes = h.nargs * sizeof(uint64_t);
+    if (!(h.flags & wire::large) || (h.flags & (wire::fragment | wire::abandoned)) || h.nargs > CCS_AM_MAX_ARGS ||
+        head_length < sizeof h + args_bytes)
+        return false;
+    const size_t inline_length = head_length - sizeof h - args_bytes;
+    if (h.length != inline_length + length) return false;
+    context *ctx = contexts_.by_id(h.context);
+    if (!ctx) return false;
+    uint64_t args[CCS_AM_MAX_ARGS];
+    const auto *bytes = static_cast<const uint8_t *>(head);
+    std::memcpy(args, bytes + sizeof h, args_bytes);
+    parked_payload rest(std::move(route), parked, length);
+    ++stats_.parked;
+    on_message(source, *ctx, h, args, bytes + sizeof h + args_bytes, inline_length, nullptr, &rest);
+    return true;
+} catch (const std::exception &e) {
+    log_message(log_level::error, std::string("could not take a kept payload's message: ") + e.what());
+    return false;
+}
+
+ccs_status_t am_engine::fetch_parked(parked_payload &payload, uint8_t *to, packet_placer *placer, int source,
+                                     const uint64_t *args, size_t nargs) {
+    placement p;
+    p.placer = placer;
+    p.source = source;
+    p.nargs = static_cast<uint8_t>(nargs);
+    p.length = payload.length();
+    std::copy_n(args, nargs, p.args.begin());
+    const uint64_t id = next_placement_++;
+    placing_.emplace(id, p);
+    const ccs_plugin_status_t st = payload.fetch(to, id);
+    if (st == CCS_PLUGIN_OK) return CCS_OK;
+    placing_.erase(id);
+    return fail(status_from_plugin(st),
+                std::string("fetching a payload the transport kept: ") + plugin_status_name(st));
 }
 
 void am_engine::placed(uint64_t placement_id, ccs_plugin_status_t status) {

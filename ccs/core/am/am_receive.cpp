@@ -106,21 +106,21 @@ void am_engine::drop_abandoned(int source, context &ctx, const wire::header &h, 
 void am_engine::deliver_held(context &ctx, int source) {
     auto &order = ctx.receive_order(source);
     while (auto next = order.next()) {
-        dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(),
-                 next->payload.size(), next->large);
+        dispatch(ctx, source, next->handler, next->args.data(), next->nargs, next->payload.data(), next->payload.size(),
+                 next->large, next->parked.held() ? &next->parked : nullptr);
         buffers_.give_back(std::move(next->payload));
     }
 }
 
 void am_engine::on_message(int source, context &ctx, const wire::header &h, const uint64_t *args,
-                           const uint8_t *payload, size_t length, byte_buffer *owned) {
+                           const uint8_t *payload, size_t length, byte_buffer *owned, parked_payload *parked) {
     const bool large = (h.flags & wire::large) != 0;
     if (!(h.flags & wire::sequenced))
-        return dispatch(ctx, source, h.handler, args, h.nargs, payload, length, large);
+        return dispatch(ctx, source, h.handler, args, h.nargs, payload, length, large, parked);
     auto &order = ctx.receive_order(source);
     switch (order.classify(h.seq)) {
     case reorder_buffer<stored_message>::verdict::deliver:
-        dispatch(ctx, source, h.handler, args, h.nargs, payload, length, large);
+        dispatch(ctx, source, h.handler, args, h.nargs, payload, length, large, parked);
         if (order.waiting()) deliver_held(ctx, source);
         return;
     case reorder_buffer<stored_message>::verdict::early: {
@@ -131,6 +131,7 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
         m.large = large;
         std::memcpy(m.args.data(), args, h.nargs * sizeof(uint64_t));
         m.payload = owned ? std::move(*owned) : buffers_.copy_of(payload, length);
+        if (parked) m.parked = std::move(*parked);
         order.hold(h.seq, std::move(m));
         ++stats_.reordered;
         return;
@@ -141,7 +142,7 @@ void am_engine::on_message(int source, context &ctx, const wire::header &h, cons
 }
 
 void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                         const void *payload, size_t length, bool large) {
+                         const void *payload, size_t length, bool large, parked_payload *parked) {
     // Behind messages already waiting for the application's thread too,
     // so the context's order holds.
     if ((deferring_ || ctx.deferred > 0) && !ctx.handlers_on_progress_thread()) [[unlikely]] {
@@ -152,12 +153,13 @@ void am_engine::dispatch(context &ctx, int source, uint16_t handler, const uint6
         m.large = large;
         std::memcpy(m.args.data(), args, nargs * sizeof(uint64_t));
         m.payload = buffers_.copy_of(static_cast<const uint8_t *>(payload), length);
+        if (parked) m.parked = std::move(*parked);
         deferred_bytes_ += length;
         deferred_.push_back({source, std::move(m)});
         ++ctx.deferred;
         return;
     }
-    dispatch_now(ctx, source, handler, args, nargs, payload, length, large);
+    dispatch_now(ctx, source, handler, args, nargs, payload, length, large, parked);
 }
 
 int am_engine::run_deferred() {
@@ -175,7 +177,8 @@ int am_engine::run_deferred() {
         } else {
             --ctx->deferred;
             dispatch_now(*ctx, d.source, d.message.handler, d.message.args.data(), d.message.nargs,
-                         d.message.payload.data(), d.message.payload.size(), d.message.large);
+                         d.message.payload.data(), d.message.payload.size(), d.message.large,
+                         d.message.parked.held() ? &d.message.parked : nullptr);
         }
         buffers_.give_back(std::move(d.message.payload));
     }
@@ -183,13 +186,13 @@ int am_engine::run_deferred() {
 }
 
 void am_engine::dispatch_now(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                             const void *payload, size_t length, bool large) {
+                             const void *payload, size_t length, bool large, parked_payload *parked) {
     ++depth_;
     // A large message's header, and any message to a header handler: the
     // header sink decides (and answers a large one's sender).
     if ((large || (handler < CCS_AM_MAX_HANDLERS && ctx.handler(handler).header_fn)) && header_sink_) [[unlikely]] {
-        header_sink_->on_header(ctx, source, handler, args, nargs, static_cast<const uint8_t *>(payload), length,
-                                large);
+        header_sink_->on_header(ctx, source, handler, args, nargs, static_cast<const uint8_t *>(payload), length, large,
+                                parked);
     } else if (handler >= CCS_AM_MAX_HANDLERS || !ctx.handler(handler).fn) {
         ++stats_.unknown_handler;
         ctx.report_error(CCS_ERR_UNKNOWN_HANDLER, source,

@@ -180,6 +180,39 @@ ccs_status_t am_engine::send_placeable(context &internal, int target, uint16_t h
     return send(internal, target, handler, args, nargs, bytes, &completion);
 }
 
+ccs_status_t am_engine::send_parkable(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                                      const uint8_t *head, size_t head_length, const uint8_t *data, size_t length,
+                                      const ccs_completion_t &completion, bool &sent) {
+    sent = false;
+    if (target == rank_ || length == 0) return CCS_OK;
+    peer_state &p = peers_[static_cast<size_t>(target)];
+    const send_lock::hold hold(p.lock, p.beside);
+    if (!p.route || p.failed || !p.queue.empty() || !p.nocopy_min || !p.route->parks_payloads() ||
+        length > placeable_limit(target, nargs))
+        return CCS_OK;
+    outgoing o;
+    o.header.context = ctx.id();
+    o.header.handler = handler;
+    o.header.nargs = static_cast<uint8_t>(nargs);
+    o.header.flags = wire::large;
+    const bool sequenced = ctx.ordered() && p.sequenced;
+    if (sequenced) {
+        o.header.flags |= wire::sequenced;
+        o.header.seq = ctx.next_send_seq(target);  // taken once the transport accepts
+    }
+    std::copy_n(args, nargs, o.args.begin());
+    o.data = data;
+    o.total = length;
+    o.has_completion = true;
+    o.completion = completion;
+    const ccs_plugin_status_t st = send_nocopy(target, p, o, true, head, head_length);
+    if (st == CCS_PLUGIN_AGAIN) return CCS_OK;
+    if (st != CCS_PLUGIN_OK) return send_failed(target, p, st);
+    if (sequenced) ctx.take_send_seq(target);
+    sent = true;
+    return CCS_OK;
+}
+
 ccs_status_t am_engine::send_to_self(context &ctx, uint16_t handler, const uint64_t *args, size_t nargs,
                                      const payload_source &data, const ccs_completion_t *completion, bool large) {
     // Delivered from the next ccs_progress, never inline, so a handler
@@ -256,10 +289,13 @@ size_t am_engine::write_head(const outgoing &o, size_t chunk, uint8_t *head) {
     return head_bytes;
 }
 
-ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable) {
+ccs_plugin_status_t am_engine::send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable,
+                                           const uint8_t *inline_head, size_t inline_length) {
     nocopy_send pending;
-    pending.head.resize(sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t));
-    pending.head.resize(write_head(o, o.total, pending.head.data()));
+    pending.head.resize(sizeof(wire::header) + CCS_AM_MAX_ARGS * sizeof(uint64_t) + inline_length);
+    const size_t head_bytes = write_head(o, inline_length + o.total, pending.head.data());
+    if (inline_length) std::memcpy(pending.head.data() + head_bytes, inline_head, inline_length);
+    pending.head.resize(head_bytes + inline_length);
     pending.completion = o.completion;
     pending.target = target;
     pending.context = o.header.context;

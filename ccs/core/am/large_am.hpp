@@ -37,6 +37,7 @@ namespace ccs {
 struct large_am_stats {
     uint64_t sent = 0;       // large messages sent
     uint64_t sent_eager = 0; // of those, with their payload
+    uint64_t sent_parkable = 0;  // of those, with a payload the target's transport keeps until accepted
     uint64_t answered = 0;   // of those, accepted or refused by the target (the window counts the rest)
     uint64_t received = 0;   // header handlers run
     uint64_t fetched = 0;    // accepted payloads read from the sender or pushed by it
@@ -101,7 +102,7 @@ public:
 
     // header_sink: runs the header handler.
     void on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                   const uint8_t *payload, size_t length, bool large) override;
+                   const uint8_t *payload, size_t length, bool large, parked_payload *parked) override;
 
     // Undecided messages of the context: their senders hear
     // CCS_ERR_CANCELED; so do its messages still waiting here to go.
@@ -142,6 +143,7 @@ private:
         bool push = false;              // the sender pushes once accepted
         const uint8_t *data = nullptr;  // eager: the payload, in the packet or `kept`
         std::vector<uint8_t> kept;      // eager, deferred: the payload copied
+        parked_payload parked;          // eager: the payload, kept by the transport (`data` null)
         uint64_t address = 0;
         int64_t count = 0;
         std::vector<uint8_t> key, layout;
@@ -221,6 +223,12 @@ private:
                             const sender_payload &data, wire::large_header &h, ccs_mem_t &mem);
     ccs_status_t send_push(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                            const sender_payload &data, wire::large_header &h);
+    // Header and payload as one placeable packet, where the route's
+    // transport keeps the payload at the target until the header handler
+    // decides (UCX's own rendezvous): no round trip before the data moves.
+    // `sent` false: it cannot go so now; the message goes as a push.
+    ccs_status_t send_parkable(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                               const sender_payload &data, const ccs_completion_t &completion, bool &sent);
     static void on_answer(const ccs_am_message_t *m, void *self);
     // The message ends with `status`: its completion runs once no pushed
     // piece of it is left with the transport (`later`: from the next
@@ -255,6 +263,12 @@ private:
     // A message that cannot be taken as accepted: both ends hear why.
     ccs_status_t fail_message(incoming &in, ccs_status_t here, const std::string &detail);
     ccs_status_t accept_eager(incoming &in, const destination &to, const ccs_completion_t *completion);
+    // A transfer of an accepted message, not listed yet.
+    std::unique_ptr<transfer> new_transfer(const incoming &in, const ccs_completion_t *completion);
+    // The transport fetches a kept payload into a contiguous destination
+    // (placed() ends it as a pushed transfer); a datadesc destination has
+    // the sender push it instead.
+    ccs_status_t accept_parked(incoming &in, const destination &to, const ccs_completion_t *completion);
     ccs_status_t accept_fetch(const char *call, incoming &in, const destination &to,
                               const ccs_completion_t *completion);
     static void on_fetched(ccs_status_t status, void *arg);

@@ -16,7 +16,7 @@
 namespace ccs {
 
 void large_am::on_header(context &ctx, int source, uint16_t handler, const uint64_t *args, size_t nargs,
-                         const uint8_t *payload, size_t length, bool large) {
+                         const uint8_t *payload, size_t length, bool large, parked_payload *parked) {
     incoming in;
     in.ctx = ctx.id();
     in.source = source;
@@ -26,7 +26,7 @@ void large_am::on_header(context &ctx, int source, uint16_t handler, const uint6
     if (large) {
         wire::large_view v;
         std::string why;
-        if (!wire::read_large(payload, length, v, why)) {
+        if (!wire::read_large(payload, length, v, why, parked ? parked->length() : 0)) {
             am_.drop_malformed(source, ("large message: " + why).c_str());
             return;
         }
@@ -35,6 +35,7 @@ void large_am::on_header(context &ctx, int source, uint16_t handler, const uint6
         in.eager = v.header.mode == static_cast<uint8_t>(wire::large_mode::eager);
         in.push = v.header.mode == static_cast<uint8_t>(wire::large_mode::push);
         in.data = v.data;
+        if (parked) in.parked = std::move(*parked);
         if (!in.eager && !in.push) {
             in.address = v.header.address;
             in.count = v.header.count;
@@ -62,7 +63,7 @@ void large_am::on_header(context &ctx, int source, uint16_t handler, const uint6
     if (it == waiting_.end()) return;  // decided in the handler
     ++stats_.deferred;
     incoming &later = it->second;
-    if (later.eager && later.size > 0) {  // the packet goes away
+    if (later.eager && later.size > 0 && !later.parked.held()) {  // the packet goes away
         later.kept.assign(later.data, later.data + later.size);
         later.data = later.kept.data();
     }
@@ -92,7 +93,43 @@ ccs_status_t large_am::accept(const char *call, uint64_t token, const destinatio
     }
     if (am_.peer_has_failed(in.source))
         return fail(CCS_ERR_PEER_FAILED, prefix + "rank " + std::to_string(in.source) + ", the sender, has failed");
+    if (in.parked.held()) return accept_parked(in, to, completion);
     return in.eager ? accept_eager(in, to, completion) : accept_fetch(call, in, to, completion);
+}
+
+std::unique_ptr<large_am::transfer> large_am::new_transfer(const incoming &in, const ccs_completion_t *completion) {
+    auto t = std::make_unique<transfer>();
+    t->self = this;
+    t->id = next_transfer_++;
+    t->ctx = in.ctx;
+    t->source = in.source;
+    t->op = in.op;
+    if (wants_completion(completion)) t->completion = *completion;
+    return t;
+}
+
+ccs_status_t large_am::accept_parked(incoming &in, const destination &to, const ccs_completion_t *completion) {
+    std::unique_ptr<transfer> t = new_transfer(in, completion);
+    if (to.dd) {  // unpacked from pushed pieces as they come, the sender's send let go
+        in.parked.release();
+        return ask_for_push(in, std::move(t), to);
+    }
+    t->pushed = true;
+    t->to = to;
+    t->size = in.size;
+    t->placing = 1;
+    t->placing_bytes = in.size;
+    const uint64_t id = t->id;
+    transfers_.emplace(id, std::move(t));
+    const uint64_t args[2] = {id, 0};
+    const ccs_status_t st = am_.fetch_parked(in.parked, to.base, this, in.source, args, 2);
+    if (st != CCS_OK) {
+        transfers_.erase(id);
+        return fail_message(in, st,
+                            "fetching the payload from rank " + std::to_string(in.source) + ": " + ccs_last_error());
+    }
+    ++stats_.fetched;
+    return CCS_OK;
 }
 
 ccs_status_t large_am::accept_eager(incoming &in, const destination &to, const ccs_completion_t *completion) {
@@ -111,13 +148,7 @@ ccs_status_t large_am::accept_eager(incoming &in, const destination &to, const c
 ccs_status_t large_am::accept_fetch(const char *call, incoming &in, const destination &to,
                                     const ccs_completion_t *completion) {
     const std::string from = std::string(call) + ": reading the payload from rank " + std::to_string(in.source);
-    auto t = std::make_unique<transfer>();
-    t->self = this;
-    t->id = next_transfer_++;
-    t->ctx = in.ctx;
-    t->source = in.source;
-    t->op = in.op;
-    if (wants_completion(completion)) t->completion = *completion;
+    std::unique_ptr<transfer> t = new_transfer(in, completion);
     if (in.push || (in.layout.empty() && in.source != rank_ && !rma_.native(in.source, false)))
         return ask_for_push(in, std::move(t), to);
     ccs_status_t st = keys_.take(in.source, in.key, t->key);

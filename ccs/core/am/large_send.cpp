@@ -58,6 +58,11 @@ ccs_status_t large_am::send_now(context &ctx, int target, uint16_t handler, cons
     const bool push = !eager && !data.dd && target != rank_ &&
                       (!rma_.native(target, false) ||
                        (am_.receives_in_place(target) && data.size <= am_.placeable_limit(target, 2)));
+    if (push && am_.parks_payloads(target)) {
+        bool sent = false;
+        const ccs_status_t st = send_parkable(ctx, target, handler, args, nargs, data, completion, sent);
+        if (st != CCS_OK || sent) return st;
+    }
     const ccs_status_t st = eager  ? send_eager(ctx, target, handler, args, nargs, data, h)
                             : push ? send_push(ctx, target, handler, args, nargs, data, h)
                                    : send_fetch(ctx, target, handler, args, nargs, data, h, mem);
@@ -128,6 +133,35 @@ ccs_status_t large_am::send_push(context &ctx, int target, uint16_t handler, con
     h.mode = static_cast<uint8_t>(wire::large_mode::push);
     const am_engine::payload_source out{reinterpret_cast<const uint8_t *>(&h), sizeof h, nullptr, 0};
     return am_.send(ctx, target, handler, args, nargs, out, nullptr, wire::large);
+}
+
+ccs_status_t large_am::send_parkable(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
+                                     const sender_payload &data, const ccs_completion_t &completion, bool &sent) {
+    sent = false;
+    if (data.size > am_.placeable_limit(target, nargs)) return CCS_OK;
+    // As for a push: nothing registers the payload.
+    const ccs_status_t mapped = memory_.check_mapped(data.base, data.size);
+    if (mapped != CCS_OK) return mapped;
+    wire::large_header h{};
+    h.op = next_op_++;
+    h.size = data.size;
+    h.mode = static_cast<uint8_t>(wire::large_mode::eager);
+    // Kept from before the send: the transport's completion names it.
+    sending &s = sending_[h.op];
+    s = sending{target, ctx.id(), completion, ccs_mem_t{0}, data.base, data.size};
+    s.owner = this;
+    s.op = h.op;
+    const ccs_status_t st =
+        am_.send_parkable(ctx, target, handler, args, nargs, reinterpret_cast<const uint8_t *>(&h), sizeof h, data.base,
+                          data.size, {&large_am::on_piece_sent, &s, nullptr}, sent);
+    if (st != CCS_OK || !sent) {
+        sending_.erase(h.op);
+        return st;
+    }
+    ++s.pieces_out;  // the transport reads the payload until its completion
+    ++stats_.sent;
+    ++stats_.sent_parkable;
+    return CCS_OK;
 }
 
 void large_am::on_answer(const ccs_am_message_t *m, void *arg) {

@@ -4,7 +4,7 @@
 
 namespace ccs::wire {
 
-bool read_large(const uint8_t *bytes, size_t length, large_view &out, std::string &why) {
+bool read_large(const uint8_t *bytes, size_t length, large_view &out, std::string &why, size_t parked) {
     if (!bytes || length < sizeof(large_header)) {
         why = "shorter than its header";
         return false;
@@ -13,13 +13,18 @@ bool read_large(const uint8_t *bytes, size_t length, large_view &out, std::strin
     const large_header &h = out.header;
     const size_t rest = length - sizeof h;
     const uint8_t *after = bytes + sizeof h;
+    if (parked > 0 && (h.mode != static_cast<uint8_t>(large_mode::eager) || rest != 0)) {
+        why = "a payload kept by the transport behind something but an eager header";
+        return false;
+    }
     switch (static_cast<large_mode>(h.mode)) {
     case large_mode::eager:
-        if (h.key_length != 0 || h.layout_length != 0 || h.size != rest) {
-            why = "eager payload of " + std::to_string(rest) + " bytes for a message of " + std::to_string(h.size);
+        if (h.key_length != 0 || h.layout_length != 0 || h.size != rest + parked) {
+            why = "eager payload of " + std::to_string(rest + parked) + " bytes for a message of " +
+                  std::to_string(h.size);
             return false;
         }
-        out.data = after;
+        out.data = parked ? nullptr : after;
         out.key = out.layout = nullptr;
         return true;
     case large_mode::push:

@@ -1,7 +1,9 @@
 // The head of a large message's payload (wire::large), as the sender's core
 // writes it and the target's reads it, then, by mode:
 //
-//   eager:  large_header | the payload's bytes (size of them)
+//   eager:  large_header | the payload's bytes (size of them; in a
+//           placeable packet, the target's transport may keep them until
+//           the header handler decides: then the header arrives alone)
 //   fetch:  large_header | packed key (key_length) | layout (layout_length)
 //   push:   large_header
 //
@@ -38,7 +40,7 @@ static_assert(sizeof(large_header) == 40);
 // A large message's payload as the target sees it: pointers into it.
 struct large_view {
     large_header header{};
-    const uint8_t *data = nullptr;  // eager: header.size bytes
+    const uint8_t *data = nullptr;  // eager: header.size bytes (null where the transport keeps them)
     const uint8_t *key = nullptr;   // fetch (push: neither data nor key)
     const uint8_t *layout = nullptr;  // fetch, when layout_length > 0
 };
@@ -46,6 +48,7 @@ struct large_view {
 // Reads `length` bytes from a peer: true with `out` filled, or false with
 // what is wrong in `why` (truncated, unknown mode, lengths that do not
 // add up, an eager size beyond the bytes, a negative count...).
-bool read_large(const uint8_t *bytes, size_t length, large_view &out, std::string &why);
+// `parked`: bytes of an eager payload its transport keeps (`data` null).
+bool read_large(const uint8_t *bytes, size_t length, large_view &out, std::string &why, size_t parked = 0);
 
 }  // namespace ccs::wire

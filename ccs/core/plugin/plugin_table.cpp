@@ -69,6 +69,9 @@ ccs_plugin_status_t wakeup_arm(void *) { return CCS_PLUGIN_ERR_UNSUPPORTED; }
 ccs_plugin_status_t am_send_concurrent(void *) { return CCS_PLUGIN_ERR_UNSUPPORTED; }
 // Puts and gets likewise.
 ccs_plugin_status_t rma_concurrent(void *) { return CCS_PLUGIN_ERR_UNSUPPORTED; }
+// It keeps no payloads, so none is named.
+ccs_plugin_status_t am_parked_fetch(void *, uint64_t, void *, size_t, uint64_t) { return CCS_PLUGIN_ERR_INVALID; }
+void am_parked_release(void *, uint64_t) {}
 }  // namespace stub
 
 }  // namespace
@@ -114,7 +117,10 @@ bool plugin_table_from_v1(const ccs_plugin_v1_t &v1, plugin_table &out, std::str
     CCS_OP_OR_STUB(wakeup_arm);
     CCS_OP_OR_STUB(am_send_concurrent);
     CCS_OP_OR_STUB(rma_concurrent);
+    CCS_OP_OR_STUB(am_parked_fetch);
+    CCS_OP_OR_STUB(am_parked_release);
 #undef CCS_OP_OR_STUB
+    out.parks_payloads = CCS_PLUGIN_HAS(&v1, am_parked_fetch) && CCS_PLUGIN_HAS(&v1, am_parked_release);
     // Without its own, a placeable packet is an ordinary no-copy one.
     out.am_send_placeable = CCS_PLUGIN_HAS(&v1, am_send_placeable) ? v1.am_send_placeable : out.am_send_nocopy;
     return true;

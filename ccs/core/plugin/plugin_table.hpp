@@ -36,6 +36,11 @@ struct plugin_table {
     decltype(ccs_plugin_v1_t::am_send_placeable) am_send_placeable = nullptr;
     decltype(ccs_plugin_v1_t::am_send_concurrent) am_send_concurrent = nullptr;
     decltype(ccs_plugin_v1_t::rma_concurrent) rma_concurrent = nullptr;
+    decltype(ccs_plugin_v1_t::am_parked_fetch) am_parked_fetch = nullptr;
+    decltype(ccs_plugin_v1_t::am_parked_release) am_parked_release = nullptr;
+    // Both of the above are the plugin's own: it keeps payloads for the
+    // core (services->am_deliver_parked).
+    bool parks_payloads = false;
 };
 
 // Adapts a v1 table whose plugin declared `declared_size` bytes. Returns

@@ -346,6 +346,13 @@ CCS_API ccs_status_t ccs_stats_print(FILE *out);
  * carry them out), with no callback, run beside the other threads' calls
  * too. */
 #define CCS_PEER_NETWORK_ATOMICS_CONCURRENT (1u << 9)
+/* A contiguous large message (ccs_am_send_large) to the peer that its
+ * transport lands in one piece travels with its header: the peer's
+ * transport keeps the payload, unread, until the header handler accepts
+ * (then fetches it straight into the destination) or refuses, so the data
+ * moves with no round trip before it. Without the flag the header goes
+ * first and the payload once the peer accepted. */
+#define CCS_PEER_AM_LARGE_WITH_HEADER (1u << 10)
 
 typedef struct ccs_peer_attr {
     size_t struct_size;    /* set by the caller: sizeof(ccs_peer_attr_t)   */

@@ -229,6 +229,18 @@ typedef struct ccs_plugin_services_v1 {
      * thread at any moment, inside munmap or malloc; it neither allocates
      * nor blocks. */
     void (*mem_unmapped)(void *core, const void *addr, size_t length);
+    /* A packet sent with am_send_placeable whose payload (its last
+     * `length` bytes) the plugin has not fetched but can fetch later (a
+     * rendezvous whose announcement it keeps), offered in the packet's
+     * turn, as am_deliver would be (appended: check struct_size before
+     * use). `head` is the rest of the packet, `parked` the plugin's name
+     * for the kept payload. Returns 1: the core took the packet; it calls
+     * exactly one of am_parked_fetch or am_parked_release for `parked`
+     * later (or the plugin ends the kept payloads at finalize). Returns 0:
+     * nothing was delivered; fetch the payload as usual and am_deliver
+     * the whole packet. Called only from inside progress(). */
+    int32_t (*am_deliver_parked)(void *core, int32_t source, const void *head, size_t head_length, size_t length,
+                                 uint64_t parked);
 } ccs_plugin_services_v1_t;
 
 typedef struct ccs_plugin_v1 {
@@ -390,6 +402,20 @@ typedef struct ccs_plugin_v1 {
      * Anything else, or NULL: every put, get and atomic under the core's
      * lock. */
     ccs_plugin_status_t (*rma_concurrent)(void *state);
+
+    /* ---- payloads kept for the target's decision (appended) ----------- */
+
+    /* For a payload the core took through services->am_deliver_parked:
+     * fetch its `length` bytes (all of them) to `to`, then report
+     * services->am_placed(placement) once, whether they came or not. OK:
+     * started (or done; the report still follows from progress()).
+     * INVALID: `parked` names no kept payload, or `length` is not its
+     * length; nothing is reported then. NULL (both): the plugin keeps no
+     * payloads, and the core never takes one. */
+    ccs_plugin_status_t (*am_parked_fetch)(void *state, uint64_t parked, void *to, size_t length, uint64_t placement);
+    /* The payload will not be fetched: the plugin lets it go (the sender's
+     * send completes). Unknown names are ignored. */
+    void (*am_parked_release)(void *state, uint64_t parked);
 } ccs_plugin_v1_t;
 
 #ifdef __cplusplus
