@@ -32,9 +32,12 @@ ucx_plugin::ucx_plugin(const ccs_plugin_services_v1_t &services, const ccs_plugi
 
 ucx_plugin::~ucx_plugin() {
     close_endpoints();
-    for (size_t i = delivered_; i < arrivals_.size(); ++i)
+    for (size_t i = delivered_; i < arrivals_.size(); ++i) {
         if (arrivals_[i]->ucx_data) ucp_am_data_release(worker_, arrivals_[i]->ucx_data);
+        if (arrivals_[i]->parked) ucp_am_data_release(worker_, arrivals_[i]->parked);
+    }
     for (const pending_rendezvous &w : waiting_rendezvous_) ucp_am_data_release(worker_, w.descriptor);
+    for (const auto &kv : parked_) ucp_am_data_release(worker_, kv.second.descriptor);
     // Sends to a peer that died stay open in UCX (1.13 neither completes
     // nor cancels rendezvous sends on an endpoint without error handling,
     // closed by force), and the worker's destruction warns of each as a

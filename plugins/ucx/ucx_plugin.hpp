@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -139,6 +140,10 @@ struct arrival {
     void *ucx_data = nullptr;           // data UCX let us keep (released after delivery), or null
     size_t ucx_offset = 0;              // where the packet starts in it
     std::unique_ptr<packet_buffer> copy;  // else a copy in a pooled buffer, or null
+    // A rendezvous packet offered to the core with its payload kept
+    // (am_deliver_parked): the head is in `copy`, the payload is UCX's.
+    void *parked = nullptr;
+    size_t parked_length = 0;
     alignas(8) uint8_t inline_bytes[inline_max];  // else here
 
     const void *bytes() const {
@@ -173,6 +178,7 @@ struct rendezvous {
 struct placement {
     ucx_plugin *owner;
     uint64_t id;  // the core's
+    int32_t source;
 };
 
 // A peer's key as unpacked for this process's endpoint to it.
@@ -265,6 +271,10 @@ public:
     ccs_plugin_status_t am_send_concurrent() const {
         return concurrent_ ? CCS_PLUGIN_OK : CCS_PLUGIN_ERR_UNSUPPORTED;
     }
+    // ucx_receive.cpp: rendezvous payloads kept for the core's decision
+    // (ccs_plugin_v1.h: am_deliver_parked).
+    ccs_plugin_status_t am_parked_fetch(uint64_t parked, void *to, size_t length, uint64_t placement);
+    void am_parked_release(uint64_t parked);
 
     // ucx_progress.cpp
     int32_t progress();
@@ -336,6 +346,12 @@ private:
     // A rendezvous packet whose payload the core places: fetched straight
     // there; false if the core wants it delivered as usual.
     bool fetch_into_place(int32_t source, const uint8_t *head, size_t head_length, void *descriptor, size_t length);
+    // Fetches a rendezvous payload from `source` to `at`; the core hears
+    // placed(placement).
+    void start_placement(int32_t source, void *descriptor, void *at, size_t length, uint64_t placement);
+    void finish_placement(const placement &f, ucs_status_t status);
+    // Offers a parked arrival to the core; fetched as usual if declined.
+    void deliver_parked(arrival &a);
     // Logs a failed ucp_am_send_nbx and maps its status.
     ccs_plugin_status_t send_failed(int32_t rank, ucs_status_t status) const;
     struct lane_facts {
@@ -454,6 +470,14 @@ private:
     // Set by callbacks that record finished sends, RMA or failed peers.
     bool reports_ = false;
     std::deque<pending_rendezvous> waiting_rendezvous_;
+    // Rendezvous payloads the core took (am_deliver_parked), by name.
+    struct kept_payload {
+        void *descriptor;
+        size_t length;
+        int32_t source;
+    };
+    std::unordered_map<uint64_t, kept_payload> parked_;
+    uint64_t next_parked_ = 1;
     int active_rendezvous_ = 0;
     std::vector<std::pair<uint64_t, ucs_status_t>> finished_rma_;
     std::vector<rma_request *> compare_and_swap_steps_;  // finished steps of the loop

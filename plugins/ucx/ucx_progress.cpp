@@ -39,7 +39,10 @@ int32_t ucx_plugin::deliver_arrivals() {
     // handler waiting for its RMA) goes on with the next one.
     while (delivered_ < arrivals_.size()) {
         arrival &a = *arrivals_[delivered_++];
-        core_.deliver(a.source, a.bytes(), a.length);
+        if (a.parked) [[unlikely]]
+            deliver_parked(a);
+        else
+            core_.deliver(a.source, a.bytes(), a.length);
         release(a);
         ++n;
     }

@@ -1,7 +1,8 @@
 // Receiving: UCX's AM callback records each packet as an arrival (small
 // ones copied into the record, larger ones kept in UCX's buffer or copied,
-// rendezvous ones fetched a few at a time, or straight to where the core
-// places them); progress() delivers them once ucp_worker_progress has
+// rendezvous ones fetched straight to where the core places them, or
+// offered to the core with the payload kept until it decides, or fetched
+// a few at a time); progress() delivers them once ucp_worker_progress has
 // returned.
 #include "ucx_callbacks.hpp"
 
@@ -90,6 +91,16 @@ void ucx_plugin::on_arrival(int32_t source, const uint8_t *head, size_t head_len
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         keep = true;
         if (head_length > 0 && fetch_into_place(source, head, head_length, data, length)) return;
+        if (head_length > 0 && core_.can_park()) {
+            // Offered in its turn (deliver_arrivals): a large message's
+            // header handler decides where the payload goes first.
+            arrival &a = record_arrival(source, head_length);
+            a.copy = take_receive_buffer(head_length);
+            std::memcpy(a.copy->data(), head, head_length);
+            a.parked = data;
+            a.parked_length = length;
+            return;
+        }
         // Rendezvous: a few fetches at a time, so the receive buffers stay
         // few and warm in cache; the others wait as UCX descriptors (kept
         // by returning UCS_INPROGRESS) and start from progress().
@@ -114,15 +125,64 @@ bool ucx_plugin::fetch_into_place(int32_t source, const uint8_t *head, size_t he
     uint64_t id = 0;
     void *at = core_.place(source, head, head_length, length, id);
     if (!at) return false;
-    auto *f = new placement{this, id};
+    start_placement(source, descriptor, at, length, id);
+    return true;
+}
+
+void ucx_plugin::start_placement(int32_t source, void *descriptor, void *at, size_t length, uint64_t placement_id) {
+    auto *f = new placement{this, placement_id, source};
     const ucp_request_param_t rp = fetch_param(callbacks::placement_received, f);
     void *r = ucp_am_recv_data_nbx(worker_, descriptor, at, length, &rp);
-    if (UCS_PTR_IS_PTR(r)) return true;  // the callback reports it
+    if (UCS_PTR_IS_PTR(r)) return;  // the callback reports it
     // Done at once, or refused: the core hears of it from progress() all the same.
-    finished_placements_.emplace_back(id, UCS_PTR_STATUS(r));
-    reports_ = true;
+    finish_placement(*f, UCS_PTR_STATUS(r));
     delete f;
-    return true;
+}
+
+void ucx_plugin::finish_placement(const placement &f, ucs_status_t status) {
+    // A read from a sender that died fails as an I/O error on shared
+    // memory, where UCX does not watch the peer: its failure is the reason.
+    const peer *p = peer_at(f.source);
+    if (status != UCS_OK && p && !p->ucx_reports_failure && p->pid > 0 && !plugin::process_exists(p->pid))
+        status = UCS_ERR_CONNECTION_RESET;
+    finished_placements_.emplace_back(f.id, status);
+    reports_ = true;
+}
+
+void ucx_plugin::deliver_parked(arrival &a) {
+    void *descriptor = a.parked;
+    const size_t length = a.parked_length;
+    a.parked = nullptr;
+    const uint64_t id = next_parked_++;
+    parked_.emplace(id, kept_payload{descriptor, length, a.source});
+    if (core_.deliver_parked(a.source, a.bytes(), a.length, length, id)) return;
+    // Declined (not a large message's header): fetched and delivered whole.
+    parked_.erase(id);
+    const auto *head = static_cast<const uint8_t *>(a.bytes());
+    waiting_rendezvous_.push_back(
+        pending_rendezvous{a.source, descriptor, length, std::vector<uint8_t>(head, head + a.length)});
+    start_rendezvous();
+}
+
+ccs_plugin_status_t ucx_plugin::am_parked_fetch(uint64_t parked, void *to, size_t length, uint64_t placement_id) {
+    const auto it = parked_.find(parked);
+    if (it == parked_.end()) return CCS_PLUGIN_ERR_INVALID;
+    const kept_payload kept = it->second;
+    parked_.erase(it);
+    if (!to || length != kept.length) {  // the core's contract broken: let it go
+        ucp_am_data_release(worker_, kept.descriptor);
+        return CCS_PLUGIN_ERR_INVALID;
+    }
+    start_placement(kept.source, kept.descriptor, to, length, placement_id);
+    return CCS_PLUGIN_OK;
+}
+
+void ucx_plugin::am_parked_release(uint64_t parked) {
+    const auto it = parked_.find(parked);
+    if (it == parked_.end()) return;
+    void *descriptor = it->second.descriptor;
+    parked_.erase(it);
+    ucp_am_data_release(worker_, descriptor);  // UCX completes the sender's send
 }
 
 void ucx_plugin::keep_or_copy(int32_t source, void *data, size_t offset, size_t length, const ucp_am_recv_param_t *param,
@@ -177,8 +237,7 @@ ucs_status_t callbacks::am_arrived(void *arg, const void *header, size_t header_
 
 void callbacks::placement_received(void *request, ucs_status_t status, size_t, void *user_data) {
     auto *f = static_cast<placement *>(user_data);
-    f->owner->finished_placements_.emplace_back(f->id, status);
-    f->owner->reports_ = true;
+    f->owner->finish_placement(*f, status);
     delete f;
     ucp_request_free(request);
 }
