@@ -16,6 +16,9 @@
 //   am_large_stream/<bytes>: the same from heap, streamed as ucx_perftest
 //                         streams ucp_am_bw: a new message as soon as
 //                         fewer than 16 are unfinished, no pause to drain
+//   am_large_one/<bytes>: one large message from heap at a time, the next
+//                         once the sender's completion ran (as an MPI's
+//                         rendezvous send waits): time per message
 #include "must.hpp"
 
 #include <ccs/am_large.h>
@@ -163,6 +166,19 @@ void am_large_stream(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 
+void am_large_one(benchmark::State &state) {
+    const auto bytes = static_cast<size_t>(state.range(0));
+    ccs_counter_t done;
+    ccs_counter_init(&done);
+    const ccs_completion_t c{nullptr, nullptr, &done};
+    uint64_t sent = 0;
+    for (auto _ : state) {
+        must(ccs_am_send_large(g_ctx, 1, large, nullptr, 0, g_large_heap, bytes, &c), "send");
+        must(ccs_counter_wait(&done, ++sent), "wait");
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
+}
+
 BENCHMARK(am_latency)->Arg(8)->Arg(64)->Arg(1024)->Arg(8192)->Arg(65536)->UseRealTime();
 BENCHMARK(am_latency_datadesc)->Arg(64)->Arg(1024)->Arg(8192)->UseRealTime();
 BENCHMARK(am_bandwidth)->Arg(64)->Arg(4096)->Arg(65536)->Arg(1 << 20)->UseRealTime();
@@ -175,6 +191,7 @@ BENCHMARK(am_large_bandwidth)
     ->Args({16 << 20, 1})
     ->UseRealTime();
 BENCHMARK(am_large_stream)->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
+BENCHMARK(am_large_one)->Arg(65536)->Arg(1 << 20)->UseRealTime();
 
 }  // namespace
 
