@@ -19,8 +19,12 @@ TEST(LargeMessages, AcceptedIntoContiguousDestinationsAtEverySize) {
     ccs_peer_attr_t to{sizeof to}, from{sizeof from};
     ASSERT_EQ(ccs_peer_query(next_rank(), &to), CCS_OK);
     ASSERT_EQ(ccs_peer_query(previous_rank(), &from), CCS_OK);
-    if (to.flags & CCS_PEER_AM_LARGE_WITH_HEADER) EXPECT_GT(stat("am.large_sent_parkable"), with_header_before);
-    if (from.flags & CCS_PEER_AM_LARGE_WITH_HEADER) EXPECT_GT(stat("am.parked"), parked_before);
+    if (to.flags & CCS_PEER_AM_LARGE_WITH_HEADER) {
+        EXPECT_GT(stat("am.large_sent_parkable"), with_header_before);
+    }
+    if (from.flags & CCS_PEER_AM_LARGE_WITH_HEADER) {
+        EXPECT_GT(stat("am.parked"), parked_before);
+    }
     // Where the configuration says the transport fetches pushed payloads
     // straight into the destination (CCS_TEST_PLACED=1), it did; where it
     // says the senders write heap payloads (CCS_TEST_WRITTEN=1), they did.
