@@ -410,8 +410,8 @@ typedef struct ccs_plugin_v1 {
      * services->am_placed(placement) once, whether they came or not. OK:
      * started (or done; the report still follows from progress()).
      * INVALID: `parked` names no kept payload, or `length` is not its
-     * length; nothing is reported then. NULL (both): the plugin keeps no
-     * payloads, and the core never takes one. */
+     * length; nothing is reported then. Either of the two NULL: the
+     * core never takes a payload from this plugin (it answers 0). */
     ccs_plugin_status_t (*am_parked_fetch)(void *state, uint64_t parked, void *to, size_t length, uint64_t placement);
     /* The payload will not be fetched: the plugin lets it go (the sender's
      * send completes). Unknown names are ignored. */
