@@ -90,7 +90,8 @@ void param_declare_core() {
              "bytes of freed AM buffers (queued copies, reassembled messages) kept for reuse instead of returned to malloc");
     remember("CCS_AM_EAGER_LIMIT", "16K",
              "large-message payloads up to this size travel with the header and are copied on accept; "
-             "larger ones are read from the sender's memory or pushed by it once accepted");
+             "larger ones are read from the sender's memory or pushed by it once accepted, or, where the route's "
+             "transport keeps payloads until the header handler decides (UCX), sent with the header in one piece");
     remember("CCS_AM_LARGE_WINDOW", "64",
              "large messages per context and target the target has not answered; more wait at the sender, "
              "and the context's later messages to that target behind them");
