@@ -151,14 +151,16 @@ void am_large_bandwidth(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * large_window * state.range(0));
 }
 
-void am_large_stream(benchmark::State &state) {
+// Large messages from heap, a new one as soon as fewer than `in_flight`
+// are unfinished.
+void stream_large(benchmark::State &state, uint64_t in_flight) {
     const auto bytes = static_cast<size_t>(state.range(0));
     ccs_counter_t done;
     ccs_counter_init(&done);
     const ccs_completion_t c{nullptr, nullptr, &done};
     uint64_t sent = 0;
     for (auto _ : state) {
-        if (sent >= large_window) must(ccs_counter_wait(&done, sent - large_window + 1), "wait");
+        if (sent >= in_flight) must(ccs_counter_wait(&done, sent - in_flight + 1), "wait");
         must(ccs_am_send_large(g_ctx, 1, large, nullptr, 0, g_large_heap, bytes, &c), "send");
         ++sent;
     }
@@ -166,18 +168,9 @@ void am_large_stream(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 
-void am_large_one(benchmark::State &state) {
-    const auto bytes = static_cast<size_t>(state.range(0));
-    ccs_counter_t done;
-    ccs_counter_init(&done);
-    const ccs_completion_t c{nullptr, nullptr, &done};
-    uint64_t sent = 0;
-    for (auto _ : state) {
-        must(ccs_am_send_large(g_ctx, 1, large, nullptr, 0, g_large_heap, bytes, &c), "send");
-        must(ccs_counter_wait(&done, ++sent), "wait");
-    }
-    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
-}
+void am_large_stream(benchmark::State &state) { stream_large(state, large_window); }
+
+void am_large_one(benchmark::State &state) { stream_large(state, 1); }
 
 BENCHMARK(am_latency)->Arg(8)->Arg(64)->Arg(1024)->Arg(8192)->Arg(65536)->UseRealTime();
 BENCHMARK(am_latency_datadesc)->Arg(64)->Arg(1024)->Arg(8192)->UseRealTime();

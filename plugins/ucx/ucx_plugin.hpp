@@ -431,6 +431,8 @@ private:
     void give_back(std::unique_ptr<send_buffer> b);
     void give_back(std::unique_ptr<packet_buffer> b);
     static constexpr size_t spare_limit = size_t{64} << 20;
+    // A rendezvous packet fetched into a buffer, then delivered whole.
+    void queue_rendezvous(int32_t source, void *descriptor, size_t length, const uint8_t *head, size_t head_length);
     // Starts waiting rendezvous fetches up to max_active_rendezvous.
     void start_rendezvous();
     static constexpr int max_active_rendezvous = 8;

@@ -101,12 +101,7 @@ void ucx_plugin::on_arrival(int32_t source, const uint8_t *head, size_t head_len
             a.parked_length = length;
             return;
         }
-        // Rendezvous: a few fetches at a time, so the receive buffers stay
-        // few and warm in cache; the others wait as UCX descriptors (kept
-        // by returning UCS_INPROGRESS) and start from progress().
-        waiting_rendezvous_.push_back(
-            pending_rendezvous{source, data, length, std::vector<uint8_t>(head, head + head_length)});
-        start_rendezvous();
+        queue_rendezvous(source, data, length, head, head_length);
         return;
     }
     if (head_length > 0) {  // a no-copy packet that came eagerly: join head and data
@@ -158,9 +153,16 @@ void ucx_plugin::deliver_parked(arrival &a) {
     if (core_.deliver_parked(a.source, a.bytes(), a.length, length, id)) return;
     // Declined (not a large message's header): fetched and delivered whole.
     parked_.erase(id);
-    const auto *head = static_cast<const uint8_t *>(a.bytes());
+    queue_rendezvous(a.source, descriptor, length, static_cast<const uint8_t *>(a.bytes()), a.length);
+}
+
+void ucx_plugin::queue_rendezvous(int32_t source, void *descriptor, size_t length, const uint8_t *head,
+                                  size_t head_length) {
+    // A few fetches at a time, so the receive buffers stay few and warm in
+    // cache; the others wait as UCX descriptors (kept by returning
+    // UCS_INPROGRESS) and start from progress().
     waiting_rendezvous_.push_back(
-        pending_rendezvous{a.source, descriptor, length, std::vector<uint8_t>(head, head + a.length)});
+        pending_rendezvous{source, descriptor, length, std::vector<uint8_t>(head, head + head_length)});
     start_rendezvous();
 }
 

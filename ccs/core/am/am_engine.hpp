@@ -326,6 +326,13 @@ private:
     // am_send_placeable), counted, its completion kept or queued: OK. AGAIN:
     // use the copying path (also where the plugin has no such send, which
     // is then not tried again for the peer); anything else: refused.
+    // The head of a rendezvous packet a transport offers (place,
+    // deliver_parked), checked as deliver() checks a packet: a known
+    // source, at most CCS_AM_MAX_ARGS args within it, and a length that
+    // adds up to `inline_length` bytes after the args plus the `length`
+    // the transport fetches. False: malformed.
+    bool read_rendezvous_head(int source, const void *head, size_t head_length, size_t length, wire::header &h,
+                              size_t &inline_length) const;
     // `inline_head`: bytes sent after the args, before the payload.
     ccs_plugin_status_t send_nocopy(int target, peer_state &p, const outgoing &o, bool placeable = false,
                                     const uint8_t *inline_head = nullptr, size_t inline_length = 0);

@@ -28,17 +28,26 @@ void am_engine::set_placer(uint16_t handler, packet_placer *placer) {
     placers_.erase(gone);
 }
 
-void *am_engine::place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement_id) try {
-    // The head comes from the peer: checked as deliver() checks a packet.
+bool am_engine::read_rendezvous_head(int source, const void *head, size_t head_length, size_t length, wire::header &h,
+                                     size_t &inline_length) const {
     if (source < 0 || static_cast<size_t>(source) >= peers_.size() || head_length < sizeof(wire::header) ||
         length == 0)
-        return nullptr;
-    wire::header h;
+        return false;
     std::memcpy(&h, head, sizeof h);
-    // Only whole, unsequenced packets of the internal context: anything
-    // else needs the engine's own handling on delivery.
-    if (h.flags != 0 || h.context != context_table::internal_id || h.nargs > CCS_AM_MAX_ARGS ||
-        head_length != sizeof h + h.nargs * sizeof(uint64_t) || h.length != length)
+    const size_t args_bytes = h.nargs * sizeof(uint64_t);
+    if (h.nargs > CCS_AM_MAX_ARGS || head_length < sizeof h + args_bytes) return false;
+    inline_length = head_length - sizeof h - args_bytes;
+    return h.length == inline_length + length;
+}
+
+void *am_engine::place(int source, const void *head, size_t head_length, size_t length, uint64_t &placement_id) try {
+    wire::header h;
+    size_t inline_length = 0;
+    // Only whole, unsequenced packets of the internal context, the payload
+    // all after the args: anything else needs the engine's own handling on
+    // delivery.
+    if (!read_rendezvous_head(source, head, head_length, length, h, inline_length) || inline_length != 0 ||
+        h.flags != 0 || h.context != context_table::internal_id)
         return nullptr;
     const auto found = placers_.find(h.handler);
     if (found == placers_.end()) return nullptr;
@@ -63,17 +72,12 @@ bool am_engine::deliver_parked(int source, const void *head, size_t head_length,
     // Only a large message's header, whole, to a context that exists: the
     // header sink decides on it. Anything else is fetched and delivered
     // as usual, and checked there.
-    if (!header_sink_ || source < 0 || static_cast<size_t>(source) >= peers_.size() || length == 0 ||
-        head_length < sizeof(wire::header))
-        return false;
     wire::header h;
-    std::memcpy(&h, head, sizeof h);
-    const size_t args_bytes = h.nargs * sizeof(uint64_t);
-    if (!(h.flags & wire::large) || (h.flags & (wire::fragment | wire::abandoned)) || h.nargs > CCS_AM_MAX_ARGS ||
-        head_length < sizeof h + args_bytes)
+    size_t inline_length = 0;
+    if (!header_sink_ || !read_rendezvous_head(source, head, head_length, length, h, inline_length) ||
+        !(h.flags & wire::large) || (h.flags & (wire::fragment | wire::abandoned)))
         return false;
-    const size_t inline_length = head_length - sizeof h - args_bytes;
-    if (h.length != inline_length + length) return false;
+    const size_t args_bytes = h.nargs * sizeof(uint64_t);
     context *ctx = contexts_.by_id(h.context);
     if (!ctx) return false;
     uint64_t args[CCS_AM_MAX_ARGS];

@@ -221,8 +221,10 @@ private:
                             const sender_payload &data, wire::large_header &h);
     ccs_status_t send_fetch(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
                             const sender_payload &data, wire::large_header &h, ccs_mem_t &mem);
+    // send_push and send_parkable read a payload nothing registers:
+    // send_now checked it is mapped.
     ccs_status_t send_push(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
-                           const sender_payload &data, wire::large_header &h);
+                           wire::large_header &h);
     // Header and payload as one placeable packet, where the route's
     // transport keeps the payload at the target until the header handler
     // decides (UCX's own rendezvous): no round trip before the data moves.

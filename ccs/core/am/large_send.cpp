@@ -58,13 +58,19 @@ ccs_status_t large_am::send_now(context &ctx, int target, uint16_t handler, cons
     const bool push = !eager && !data.dd && target != rank_ &&
                       (!rma_.native(target, false) ||
                        (am_.receives_in_place(target) && data.size <= am_.placeable_limit(target, 2)));
-    if (push && am_.parks_payloads(target)) {
-        bool sent = false;
-        const ccs_status_t st = send_parkable(ctx, target, handler, args, nargs, data, completion, sent);
-        if (st != CCS_OK || sent) return st;
+    if (push) {
+        // Nothing registers a pushed payload, so nothing else would find
+        // memory that is not mapped before a transport faults on it.
+        const ccs_status_t mapped = memory_.check_mapped(data.base, data.size);
+        if (mapped != CCS_OK) return mapped;
+        if (am_.parks_payloads(target)) {
+            bool sent = false;
+            const ccs_status_t st = send_parkable(ctx, target, handler, args, nargs, data, completion, sent);
+            if (st != CCS_OK || sent) return st;
+        }
     }
     const ccs_status_t st = eager  ? send_eager(ctx, target, handler, args, nargs, data, h)
-                            : push ? send_push(ctx, target, handler, args, nargs, data, h)
+                            : push ? send_push(ctx, target, handler, args, nargs, h)
                                    : send_fetch(ctx, target, handler, args, nargs, data, h, mem);
     if (st != CCS_OK) {
         if (mem.id) registrations_.give_back(mem);
@@ -125,11 +131,7 @@ ccs_status_t large_am::send_fetch(context &ctx, int target, uint16_t handler, co
 }
 
 ccs_status_t large_am::send_push(context &ctx, int target, uint16_t handler, const uint64_t *args, size_t nargs,
-                                 const sender_payload &data, wire::large_header &h) {
-    // Nothing registers the payload, so nothing else would find memory that
-    // is not mapped before a transport faults on it.
-    const ccs_status_t mapped = memory_.check_mapped(data.base, data.size);
-    if (mapped != CCS_OK) return mapped;
+                                 wire::large_header &h) {
     h.mode = static_cast<uint8_t>(wire::large_mode::push);
     const am_engine::payload_source out{reinterpret_cast<const uint8_t *>(&h), sizeof h, nullptr, 0};
     return am_.send(ctx, target, handler, args, nargs, out, nullptr, wire::large);
@@ -139,9 +141,6 @@ ccs_status_t large_am::send_parkable(context &ctx, int target, uint16_t handler,
                                      const sender_payload &data, const ccs_completion_t &completion, bool &sent) {
     sent = false;
     if (data.size > am_.placeable_limit(target, nargs)) return CCS_OK;
-    // As for a push: nothing registers the payload.
-    const ccs_status_t mapped = memory_.check_mapped(data.base, data.size);
-    if (mapped != CCS_OK) return mapped;
     wire::large_header h{};
     h.op = next_op_++;
     h.size = data.size;
