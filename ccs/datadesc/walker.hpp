@@ -67,6 +67,24 @@ private:
     int64_t entry_ = 0;  // copy of a copy list the next run starts at (seek landed there)
 };
 
+// Emits the pieces of run `r` through piece(at, length) while `more()`.
+template <typename Piece, typename More>
+void for_each_piece_of(const run &r, Piece piece, More more) {
+    if (r.list) {  // a copy list
+        for (int64_t k = 0; more() && k < r.count; ++k) piece(r.mem + r.list[2 * k], r.list[2 * k + 1]);
+    } else if (r.inner_count) {  // pieces that are strided runs themselves
+        for (int64_t i = 0; more() && i < r.count; ++i)
+            for (int64_t j = 0; more() && j < r.inner_count; ++j) piece(r.mem + r.at(i) + j * r.inner_stride, r.len);
+    } else if (r.body) {  // iterations of a body of copies
+        for (int64_t i = 0; more() && i < r.count; ++i)
+            for (uint32_t k = 0; more() && k < r.body_ops; ++k) piece(r.mem + r.at(i) + r.body[k].disp, r.body[k].len);
+    } else if (!r.offsets && (r.count == 1 || r.stride == r.len)) {
+        piece(r.mem, r.len * r.count);
+    } else {
+        for (int64_t i = 0; more() && i < r.count; ++i) piece(r.mem + r.at(i), r.len);
+    }
+}
+
 // Calls emit(offset, length) for each contiguous piece of the stream from
 // `offset` on, `budget` bytes at most (the last piece cut to fit), with
 // memory offsets relative to the buffer; stops early when emit returns
@@ -79,27 +97,41 @@ int64_t for_each_piece(const program &p, int64_t count, int64_t offset, int64_t 
         len = std::min(len, left);
         if ((room = emit(at, len))) left -= len;
     };
+    auto more = [&] { return room && left > 0; };
+    // Whole elements from the first: often one run, known without a walk
+    // (as the copy kernels take it).
+    if (offset == 0 && count == 1 && p.element_run) {
+        for_each_piece_of(*p.element_run, piece, more);
+        return budget - left;
+    }
     walker w(p, count);
     w.seek(offset);
     run r;
-    while (room && left > 0 && w.next(r)) {
-        if (r.list) {  // a copy list
-            for (int64_t k = 0; room && k < r.count && left > 0; ++k) piece(r.mem + r.list[2 * k], r.list[2 * k + 1]);
-        } else if (r.inner_count) {  // pieces that are strided runs themselves
-            for (int64_t i = 0; room && i < r.count && left > 0; ++i)
-                for (int64_t j = 0; room && j < r.inner_count && left > 0; ++j)
-                    piece(r.mem + r.at(i) + j * r.inner_stride, r.len);
-        } else if (r.body) {  // iterations of a body of copies
-            for (int64_t i = 0; room && i < r.count && left > 0; ++i)
-                for (uint32_t k = 0; room && k < r.body_ops && left > 0; ++k)
-                    piece(r.mem + r.at(i) + r.body[k].disp, r.body[k].len);
-        } else if (!r.offsets && (r.count == 1 || r.stride == r.len)) {
-            piece(r.mem, r.len * r.count);
-        } else {
-            for (int64_t i = 0; room && i < r.count && left > 0; ++i) piece(r.mem + r.at(i), r.len);
+    while (more() && w.next(r)) for_each_piece_of(r, piece, more);
+    return budget - left;
+}
+
+// ORs of the lengths and of the memory offsets of the pieces of `count`
+// whole elements: where both have the low bits of a power of two clear,
+// every piece holds whole units of it at offsets aligned to it. For a
+// strided run the pieces are not visited (its length, and its start with
+// its stride, stand for them all), so the answer may be stricter than the
+// pieces, never looser.
+inline void piece_bits(const program &p, int64_t count, uint64_t &lengths, uint64_t &offsets) {
+    lengths = offsets = 0;
+    if (count == 1 && p.element_run) {
+        const run &r = *p.element_run;
+        if (!r.list && !r.inner_count && !r.body && !r.offsets) {
+            lengths = static_cast<uint64_t>(r.len);
+            offsets = static_cast<uint64_t>(r.mem) | (r.count > 1 ? static_cast<uint64_t>(r.stride) : 0);
+            return;
         }
     }
-    return budget - left;
+    for_each_piece(p, count, 0, count * p.size, [&](int64_t at, int64_t len) {
+        lengths |= static_cast<uint64_t>(len);
+        offsets |= static_cast<uint64_t>(at);
+        return true;
+    });
 }
 
 }  // namespace ccs::dd
