@@ -35,6 +35,10 @@
 //                          applied in place under the block's lock (0), or
 //                          by the target in its progress (1, heap);
 //                          per_op, bytes_per_second
+//   accumulate_datadesc/<rows>/<bytes>: a blocking sum of doubles from
+//                          contiguous memory here into <rows> rows of
+//                          <bytes>, 2 * <bytes> apart, of the peer's
+//                          ccs_mem_alloc window (an ARMCI_AccS patch)
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
 //   put_issue/8, progress_idle: a put, and one idle poll of a wait
 // Windows come from ccs_mem_alloc (shared: peers map them, put/get are
@@ -54,6 +58,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -244,6 +249,26 @@ void progress_idle(benchmark::State &state) {
     }
     state.counters["per_poll"] = benchmark::Counter(static_cast<double>(state.iterations()) * 256,
                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void accumulate_datadesc(benchmark::State &state) {
+    const window &w = g.w[0];
+    const int64_t rows = state.range(0), len = state.range(1);
+    ccs_datadesc_t dd = nullptr;
+    must(ccs_datadesc_hvector(rows, len, 2 * len, CCS_BYTE, &dd), "hvector");
+    must(ccs_datadesc_commit(dd), "commit");
+    static std::vector<double> src(window_bytes / sizeof(double), 1.0);
+    const uint64_t at = w.peer_base + 4096;
+    for (auto _ : state)
+        issue_and_wait(1, [&](const ccs_completion_t *c) {
+            must(ccs_accumulate_datadesc(g.ctx, 1, CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), rows * len, CCS_BYTE, at, 1,
+                                         dd, w.peer_key, nullptr, nullptr, c),
+                 "accumulate_datadesc");
+        });
+    must(ccs_datadesc_free(&dd), "free");
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * rows * len);
+    state.counters["per_op"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 // Strided puts and gets with datadescs: `pieces` pieces of `len` bytes,
@@ -440,6 +465,10 @@ int main(int argc, char **argv) {
         for (int64_t which : {0, 1})
             for (int64_t bytes : {8, 4096, 65536, 1 << 20, 4 << 20})
                 benchmark::RegisterBenchmark("accumulate", accumulate)->Args({bytes, which})->UseRealTime();
+        for (const auto &[rows, bytes] : {std::pair<int64_t, int64_t>{8, 8}, {8, 4096}, {1024, 8}, {512, 512}})
+            benchmark::RegisterBenchmark("accumulate_datadesc", accumulate_datadesc)
+                ->Args({rows, bytes})
+                ->UseRealTime();
         benchmark::RegisterBenchmark("rcache_hit", rcache_hit)->UseRealTime();
         benchmark::RegisterBenchmark("put_issue/8", put_issue)->UseRealTime();
         benchmark::RegisterBenchmark("progress_idle", progress_idle)->UseRealTime();

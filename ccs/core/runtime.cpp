@@ -498,7 +498,7 @@ std::vector<std::pair<std::string, uint64_t>> runtime::stats() const {
         {"rma.atomics", rma_->stats().atomics + fast.atomics},
         {"rma.atomics_at_target", rma_->stats().atomics_at_target},
         {"rma.atomics_by_network", rma_->stats().atomics_by_network + fast.atomics_by_network},
-        {"rma.accumulates", rma_->stats().accumulates},
+        {"rma.accumulates", rma_->stats().accumulates + fast.accumulates},
         {"rma.indexed_puts", rma_->stats().indexed_puts},
         {"rma.native", rma_->stats().native + fast.puts + fast.gets},
         {"rma.emulated", rma_->stats().emulated},

@@ -128,6 +128,7 @@ totals sum() {
         t.gets += s->counts.gets.load(std::memory_order_relaxed);
         t.atomics += s->counts.atomics.load(std::memory_order_relaxed);
         t.atomics_by_network += s->counts.atomics_by_network.load(std::memory_order_relaxed);
+        t.accumulates += s->counts.accumulates.load(std::memory_order_relaxed);
         t.bytes += s->counts.bytes.load(std::memory_order_relaxed);
     }
     return t;

@@ -1,6 +1,7 @@
 // At thread level multiple, the calls a thread makes most (an AM send of
-// one packet, a put, get or atomic on memory mapped here) run beside the
-// API lock, so that threads on their own contexts do not take turns.
+// one packet, a put, get, atomic or accumulate on memory mapped here) run
+// beside the API lock, so that threads on their own contexts do not take
+// turns.
 //
 // What those calls read (the context table, remote keys, symmetric blocks,
 // a route's settings) is changed only under the API lock, by cold paths.
@@ -27,6 +28,7 @@ struct thread_counts {
     std::atomic<uint64_t> gets{0};
     std::atomic<uint64_t> atomics{0};
     std::atomic<uint64_t> atomics_by_network{0};  // of those, by a transport's own atomics
+    std::atomic<uint64_t> accumulates{0};
     std::atomic<uint64_t> bytes{0};
 };
 // `n` more: a load and a store, no locked instruction (one writer).
@@ -76,7 +78,7 @@ private:
 
 // Every thread's counts, summed (threads that ended included).
 struct totals {
-    uint64_t am_sent = 0, puts = 0, gets = 0, atomics = 0, atomics_by_network = 0, bytes = 0;
+    uint64_t am_sent = 0, puts = 0, gets = 0, atomics = 0, atomics_by_network = 0, accumulates = 0, bytes = 0;
 };
 totals sum();
 

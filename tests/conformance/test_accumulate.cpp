@@ -312,42 +312,56 @@ TEST_P(Accumulate, AStridedSourceIntoContiguousElementsWithTheOldValues) {
 }
 
 // Pieces that are not whole elements, or target pieces not aligned for
-// them, are refused before anything moves.
+// them, are refused before anything moves: into registered memory, and
+// into a ccs_mem_alloc block (mapped by peers on the node, which apply
+// accumulates in place).
 TEST(AccumulateBadInput, LayoutPiecesMustHoldWholeAlignedElements) {
-    scoped_context ctx("accumulate-layouts-bad");
-    window w;
-    const uint64_t at = w.slot(right(), rank());
-    const std::vector<double> before(16, 2.5);
-    CCS_ASSERT_OK(ccs_put_sync(ctx, right(), before.data(), before.size() * 8, at, w.key(right())));
-    const std::vector<double> src(16, 1.0);
-    layout twelve, shifted;
-    // Four 12-byte pieces 16 bytes apart; four 8-byte pieces at byte 4 of
-    // each 16.
-    CCS_ASSERT_OK(ccs_datadesc_hvector(4, 12, 16, CCS_BYTE, &twelve.dd));
-    twelve.commit();
-    const int64_t lengths[4] = {8, 8, 8, 8}, offsets[4] = {4, 20, 36, 52};
-    CCS_ASSERT_OK(ccs_datadesc_hindexed(4, lengths, offsets, CCS_BYTE, &shifted.dd));
-    shifted.commit();
-    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_INT32, src.data(), 48, CCS_BYTE, at, 1,
-                                      twelve.dd, w.key(right()), nullptr, nullptr, nullptr),
-              CCS_OK)
-        << "12-byte pieces are whole 4-byte elements: " << ccs_last_error();
-    CCS_ASSERT_OK(ccs_fence(ctx, right()));
-    CCS_ASSERT_OK(ccs_put_sync(ctx, right(), before.data(), before.size() * 8, at, w.key(right())));
-    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 48, CCS_BYTE, at, 1,
-                                      twelve.dd, w.key(right()), nullptr, nullptr, nullptr),
-              CCS_ERR_INVALID_ARG);
-    EXPECT_NE(std::string(ccs_last_error()).find("not whole 8-byte elements"), std::string::npos) << ccs_last_error();
-    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 1, twelve.dd, at, 48,
-                                      CCS_BYTE, w.key(right()), nullptr, nullptr, nullptr),
-              CCS_ERR_INVALID_ARG);
-    EXPECT_NE(std::string(ccs_last_error()).find("local layout"), std::string::npos) << ccs_last_error();
-    EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 32, CCS_BYTE, at, 1,
-                                      shifted.dd, w.key(right()), nullptr, nullptr, nullptr),
-              CCS_ERR_INVALID_ARG);
-    EXPECT_NE(std::string(ccs_last_error()).find("not aligned to 8 bytes"), std::string::npos) << ccs_last_error();
-    std::vector<double> now(16);
-    CCS_EXPECT_OK(ccs_get_sync(ctx, right(), now.data(), now.size() * 8, at, w.key(right())));
-    EXPECT_EQ(now, before);
-    CCS_EXPECT_OK(ccs_barrier());
+    for (const bool allocated : {false, true}) {
+        SCOPED_TRACE(allocated ? "ccs_mem_alloc block" : "registered memory");
+        scoped_context ctx("accumulate-layouts-bad");
+        window w(allocated);
+        const uint64_t at = w.slot(right(), rank());
+        const std::vector<double> before(16, 2.5);
+        CCS_ASSERT_OK(ccs_put_sync(ctx, right(), before.data(), before.size() * 8, at, w.key(right())));
+        const std::vector<double> src(16, 1.0);
+        layout twelve, shifted;
+        // Four 12-byte pieces 16 bytes apart; four 8-byte pieces at byte 4 of
+        // each 16.
+        CCS_ASSERT_OK(ccs_datadesc_hvector(4, 12, 16, CCS_BYTE, &twelve.dd));
+        twelve.commit();
+        const int64_t lengths[4] = {8, 8, 8, 8}, offsets[4] = {4, 20, 36, 52};
+        CCS_ASSERT_OK(ccs_datadesc_hindexed(4, lengths, offsets, CCS_BYTE, &shifted.dd));
+        shifted.commit();
+        EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_INT32, src.data(), 48, CCS_BYTE, at, 1,
+                                          twelve.dd, w.key(right()), nullptr, nullptr, nullptr),
+                  CCS_OK)
+            << "12-byte pieces are whole 4-byte elements: " << ccs_last_error();
+        CCS_ASSERT_OK(ccs_fence(ctx, right()));
+        CCS_ASSERT_OK(ccs_put_sync(ctx, right(), before.data(), before.size() * 8, at, w.key(right())));
+        EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 48, CCS_BYTE, at, 1,
+                                          twelve.dd, w.key(right()), nullptr, nullptr, nullptr),
+                  CCS_ERR_INVALID_ARG);
+        EXPECT_NE(std::string(ccs_last_error()).find("not whole 8-byte elements"), std::string::npos)
+            << ccs_last_error();
+        EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 1, twelve.dd, at, 48,
+                                          CCS_BYTE, w.key(right()), nullptr, nullptr, nullptr),
+                  CCS_ERR_INVALID_ARG);
+        EXPECT_NE(std::string(ccs_last_error()).find("local layout"), std::string::npos) << ccs_last_error();
+        EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 32, CCS_BYTE, at, 1,
+                                          shifted.dd, w.key(right()), nullptr, nullptr, nullptr),
+                  CCS_ERR_INVALID_ARG);
+        EXPECT_NE(std::string(ccs_last_error()).find("not aligned to 8 bytes"), std::string::npos) << ccs_last_error();
+        // Eight-byte pieces 12 bytes apart: whole doubles, the second not aligned.
+        layout skewed;
+        CCS_ASSERT_OK(ccs_datadesc_hvector(4, 8, 12, CCS_BYTE, &skewed.dd));
+        skewed.commit();
+        EXPECT_EQ(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 32, CCS_BYTE, at, 1,
+                                          skewed.dd, w.key(right()), nullptr, nullptr, nullptr),
+                  CCS_ERR_INVALID_ARG);
+        EXPECT_NE(std::string(ccs_last_error()).find("not aligned to 8 bytes"), std::string::npos) << ccs_last_error();
+        std::vector<double> now(16);
+        CCS_EXPECT_OK(ccs_get_sync(ctx, right(), now.data(), now.size() * 8, at, w.key(right())));
+        EXPECT_EQ(now, before);
+        CCS_EXPECT_OK(ccs_barrier());
+    }
 }

@@ -15,9 +15,10 @@
 
 #include "core/rma/block_lock.hpp"
 #include "core/rma/rma_wire.hpp"
-#include "util/list_copy.hpp"
+#include "datadesc/walker.hpp"
 #include "util/completion.hpp"
 #include "util/error.hpp"
+#include "util/list_copy.hpp"
 
 #include <cstring>
 #include <utility>
@@ -27,32 +28,43 @@ namespace ccs {
 
 namespace {
 
+// Spans handed to the kernel in batches, one call for many; old values go
+// to a.fetched in stream order.
+class span_batch {
+public:
+    explicit span_batch(const rma_accumulate &a) : a_(a), old_(static_cast<uint8_t *>(a.fetched)) {}
+    void add(uint8_t *dst, const uint8_t *src, size_t n) {
+        spans_[count_++] = acc_span{dst, src, n};
+        bytes_ += n;
+        if (count_ == batch) flush();
+    }
+    void flush() {
+        if (count_ == 0) return;
+        apply_accumulate_spans(a_, spans_, count_, old_);
+        if (old_) old_ += bytes_;
+        count_ = bytes_ = 0;
+    }
+
+private:
+    static constexpr size_t batch = 64;
+    const rma_accumulate &a_;
+    uint8_t *old_;
+    acc_span spans_[batch];
+    size_t count_ = 0, bytes_ = 0;
+};
+
 // Applies `a` from the pieces of `from` onto those of `to` in stream order,
 // `to`'s addresses moved by `shift` (where the target's memory is mapped
-// here); old values go to a.fetched at their stream offset. Every piece
-// holds whole elements (checked when the request was made), so every span
-// between two piece boundaries does too.
-// The spans go to the kernel in batches, one call for many.
+// here). Every piece holds whole elements (checked when the request was
+// made), so every span between two piece boundaries does too.
 void accumulate_lists(const rma_accumulate &a, const segment_list &to, uint64_t shift, const segment_list &from) {
-    auto *old = static_cast<uint8_t *>(a.fetched);
     const auto piece = [](const segment_list &list, uint64_t by) {
         return [&list, by](size_t i) {
             return std::pair{reinterpret_cast<uint8_t *>(list.data()[i].address + by), list.data()[i].length};
         };
     };
-    constexpr size_t batch = 64;
-    acc_span spans[batch];
-    size_t count = 0, bytes = 0;
-    const auto flush = [&] {
-        apply_accumulate_spans(a, spans, count, old);
-        if (old) old += bytes;
-        count = bytes = 0;
-    };
-    const auto add = [&](uint8_t *dst, const uint8_t *src, size_t n) {
-        spans[count++] = acc_span{dst, src, n};
-        bytes += n;
-        if (count == batch) flush();
-    };
+    span_batch spans(a);
+    const auto add = [&spans](uint8_t *dst, const uint8_t *src, size_t n) { spans.add(dst, src, n); };
     // One side in one piece (a strided patch from a contiguous buffer, or
     // the reverse): the other side's pieces are the spans.
     if (from.size() == 1 || to.size() == 1) {
@@ -70,34 +82,111 @@ void accumulate_lists(const rma_accumulate &a, const segment_list &to, uint64_t 
     } else {
         copy_lists(add, to.size(), piece(to, shift), from.size(), piece(from, 0));
     }
-    if (count) flush();
+    spans.flush();
 }
 
 }  // namespace
 
-bool rma_engine::try_mapped_accumulate(const rma_request &q, const rma_operation *op) {
-    if (q.key.id == 0 || q.target == rank_ || q.remote.length == 0) return false;
-    const remote_key *k = keys_.find(q.key.id);
-    if (!k || !k->mapped || !k->lock || k->owner != q.target) return false;
-    const auto inside = [k](uint64_t addr, uint64_t len) { return range_holds(k->base, k->length, addr, len); };
-    if (!op && !inside(q.remote.address, q.remote.length)) return false;  // the general path says what is wrong
-    for (size_t i = 0; op && i < op->remote.size(); ++i)
-        if (!inside(op->remote.data()[i].address, op->remote.data()[i].length)) return false;
-    const uint64_t shift = reinterpret_cast<uintptr_t>(k->mapped) - k->base;
+bool rma_engine::apply_mapped_accumulate(int target, const rma_accumulate &a, const void *src, size_t length,
+                                         uint64_t remote, ccs_rkey_t key, fast_path::thread_counts *beside) noexcept {
+    if (length == 0) return false;
+    const remote_key *k = mapped_key(target, key, remote, length);
+    if (!k || !k->lock) return false;
     {
         const block_lock_guard hold(k->lock);
         if (k->ended()) return false;  // the general path says so
-        if (op)
-            accumulate_lists(q.acc, op->remote, shift, op->local);
-        else
-            apply_accumulate(q.acc, reinterpret_cast<uint8_t *>(q.remote.address + shift),
-                             reinterpret_cast<const uint8_t *>(static_cast<uintptr_t>(q.local.address)),
-                             q.remote.length, static_cast<uint8_t *>(q.acc.fetched));
+        apply_accumulate(a, k->mapped + (remote - k->base), static_cast<const uint8_t *>(src), length,
+                         static_cast<uint8_t *>(a.fetched));
     }
     release_fence();  // visible before the completion is
-    ++stats_.accumulates;
-    stats_.bytes += q.remote.length;
+    count_accumulate(length, beside);
+    return true;
+}
+
+bool rma_engine::try_mapped_accumulate(int target, const rma_accumulate &a, const void *src, size_t length,
+                                       uint64_t remote, ccs_rkey_t key, const ccs_completion_t *completion,
+                                       fast_path::thread_counts *beside) noexcept {
+    // A callback waits for progress with its context, which only a request knows.
+    if (completion && completion->callback) return false;
+    if (!apply_mapped_accumulate(target, a, src, length, remote, key, beside)) return false;
+    if (completion && completion->counter) counter_add(*completion->counter);
+    return true;
+}
+
+bool rma_engine::try_mapped_accumulate(const rma_request &q, const rma_operation *op) {
+    if (!op) {
+        if (!apply_mapped_accumulate(q.target, q.acc,
+                                     reinterpret_cast<const void *>(static_cast<uintptr_t>(q.local.address)),
+                                     q.remote.length, q.remote.address, q.key))
+            return false;
+        complete_now(q.completion);
+        return true;
+    }
+    if (q.key.id == 0 || q.target == rank_ || q.remote.length == 0) return false;
+    const remote_key *k = keys_.find(q.key.id);
+    if (!k || !k->mapped || !k->lock || k->owner != q.target) return false;
+    for (size_t i = 0; i < op->remote.size(); ++i)
+        if (!range_holds(k->base, k->length, op->remote.data()[i].address, op->remote.data()[i].length)) return false;
+    {
+        const block_lock_guard hold(k->lock);
+        if (k->ended()) return false;  // the general path says so
+        accumulate_lists(q.acc, op->remote, reinterpret_cast<uintptr_t>(k->mapped) - k->base, op->local);
+    }
+    release_fence();  // visible before the completion is
+    count_accumulate(q.remote.length, nullptr);
     complete_now(q.completion);
+    return true;
+}
+
+bool rma_engine::try_mapped_accumulate_layouts(int target, const rma_accumulate &a, const uint8_t *local,
+                                               int64_t local_count, const ccs_datadesc_s &local_dd, uint64_t remote,
+                                               int64_t remote_count, const ccs_datadesc_s &remote_dd, ccs_rkey_t key,
+                                               const ccs_completion_t *completion) {
+    if (completion && completion->callback) return false;
+    const dd::program &from = *local_dd.compiled, &to = *remote_dd.compiled;
+    const int64_t bytes = local_count * from.size;
+    const bool local_whole = from.contiguous(local_count);
+    if (bytes == 0 || (!local_whole && !to.contiguous(remote_count))) return false;
+    uint64_t first = 0, span = 0;
+    if (place_layout(remote_dd, remote_count, remote, first, span) != layout_fit::fits) return false;
+    const remote_key *k = mapped_key(target, key, first, span);
+    if (!k || !k->lock) return false;
+    // Every piece of the side that is not contiguous must hold whole
+    // elements, the remote ones aligned for them (sizes and alignments are
+    // powers of two); where that is not plain, the general path checks
+    // each piece and says which one fails.
+    const uint64_t element = acc_element_size(a.type), align = acc_alignment(a.type);
+    uint64_t lengths = 0, offsets = 0;
+    dd::piece_bits(local_whole ? to : from, local_whole ? remote_count : local_count, lengths, offsets);
+    const uint64_t addresses = remote + static_cast<uint64_t>(local_whole ? 0 : to.ops[0].disp);
+    if ((lengths & (element - 1)) != 0 || ((addresses | (local_whole ? offsets : 0)) & (align - 1)) != 0) return false;
+    // Where `remote` is mapped, as an integer: with a negative lower bound
+    // the layout's origin itself may lie before the region.
+    auto *const there = reinterpret_cast<uint8_t *>(reinterpret_cast<uintptr_t>(k->mapped) + (remote - k->base));
+    {
+        const block_lock_guard hold(k->lock);
+        if (k->ended()) return false;  // the general path says so
+        span_batch spans(a);
+        if (local_whole) {
+            const uint8_t *src = local + from.ops[0].disp;
+            dd::for_each_piece(to, remote_count, 0, bytes, [&](int64_t at, int64_t len) {
+                spans.add(there + at, src, static_cast<size_t>(len));
+                src += len;
+                return true;
+            });
+        } else {
+            uint8_t *dst = there + to.ops[0].disp;
+            dd::for_each_piece(from, local_count, 0, bytes, [&](int64_t at, int64_t len) {
+                spans.add(dst, local + at, static_cast<size_t>(len));
+                dst += len;
+                return true;
+            });
+        }
+        spans.flush();
+    }
+    release_fence();  // visible before the completion is
+    count_accumulate(static_cast<size_t>(bytes), nullptr);
+    if (completion && completion->counter) counter_add(*completion->counter);
     return true;
 }
 

@@ -149,6 +149,21 @@ public:
     // that does not apply (nothing was done).
     bool try_mapped_atomic(int target, const rma_atomic &a, uint64_t remote, ccs_rkey_t key, void *fetched,
                            const ccs_completion_t *completion, fast_path::thread_counts *beside = nullptr) noexcept;
+    // The inline path of ccs_accumulate and ccs_accumulate_sync, before a
+    // request is built: contiguous elements (their arguments checked) into
+    // a node peer's ccs_mem_alloc block mapped here through `key`, under
+    // the block's lock, no callback to run. False when that does not apply
+    // (nothing was done).
+    bool try_mapped_accumulate(int target, const rma_accumulate &a, const void *src, size_t length, uint64_t remote,
+                               ccs_rkey_t key, const ccs_completion_t *completion,
+                               fast_path::thread_counts *beside = nullptr) noexcept;
+    // The same for a datadesc accumulate with one side contiguous (both
+    // layouts checked by the caller): the other side's pieces go straight
+    // to the kernel, with no list of pieces.
+    bool try_mapped_accumulate_layouts(int target, const rma_accumulate &a, const uint8_t *local, int64_t local_count,
+                                       const ccs_datadesc_s &local_dd, uint64_t remote, int64_t remote_count,
+                                       const ccs_datadesc_s &remote_dd, ccs_rkey_t key,
+                                       const ccs_completion_t *completion);
     // At thread level multiple, beside the API lock (rma_beside.cpp): a
     // contiguous put or get through an unpacked key by a transport that
     // takes RMA from several threads (rma_concurrent), with no callback to
@@ -289,6 +304,17 @@ private:
         return std::clamp<size_t>(packet > 4096 ? packet - 4096 : 0, 64 << 10, 1 << 20);
     }
     bool try_mapped_accumulate(const rma_request &q, const rma_operation *op);
+    bool apply_mapped_accumulate(int target, const rma_accumulate &a, const void *src, size_t length, uint64_t remote,
+                                 ccs_rkey_t key, fast_path::thread_counts *beside = nullptr) noexcept;
+    void count_accumulate(size_t length, fast_path::thread_counts *beside) {
+        if (beside) {
+            fast_path::bump(beside->accumulates);
+            fast_path::bump(beside->bytes, length);
+        } else {
+            ++stats_.accumulates;
+            stats_.bytes += length;
+        }
+    }
     // Indexed put (rma_indexed_put.cpp): the pointer advanced and the data
     // copied here where the region is mapped, else by the target.
     // `status` is the refusal when the queue is full (true: done or refused).
