@@ -1,7 +1,7 @@
 // At thread level multiple, the common calls on a context of a thread's
 // own run beside the library's lock: while one thread is held inside the
-// library (a handler that waits), another still sends, puts, gets and
-// fetch-adds, into memory mapped here and, through the transport, into
+// library (a handler that waits), another still sends, puts, gets,
+// fetch-adds and accumulates, into memory mapped here and, through the transport, into
 // memory that is not. Which calls apply is asked of each peer's attributes.
 #include "harness.hpp"
 #include "rma_window.hpp"
@@ -113,10 +113,13 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
                 if (ccs_am_send(own, right(), 1, &i, 1, out.data(), 64, &on_sent) != CCS_OK) ++failures;
         if (maps) {
             const uint64_t where = w.slot(right(), rank());
+            const double two = 2.0;
             if (ccs_put(own, right(), out.data(), out.size(), where, w.key(right()), &on_moved) != CCS_OK ||
                 ccs_get(own, right(), back.data(), back.size(), where, w.key(right()), &on_moved) != CCS_OK ||
                 ccs_atomic(own, right(), CCS_ATOMIC_ADD, CCS_ACC_UINT64, where + out.size(), w.key(right()), 5, 0,
-                           &fetched, &on_moved) != CCS_OK)
+                           &fetched, &on_moved) != CCS_OK ||
+                ccs_accumulate(own, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, &two, sizeof two, where + out.size() + 8,
+                               w.key(right()), nullptr, nullptr, &on_moved) != CCS_OK)
                 ++failures;
         }
         // The transport may finish these later, in progress: their counter
@@ -151,7 +154,7 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
         EXPECT_EQ(sent.value, uint64_t{messages});
     }
     if (maps) {
-        EXPECT_EQ(moved.value, 3u);
+        EXPECT_EQ(moved.value, 4u);
         EXPECT_EQ(back, out);
         EXPECT_EQ(fetched, 0u);
     }
@@ -188,13 +191,19 @@ TEST(FastPaths, OwnContextCallsRunWhileAnotherThreadIsInsideTheLibrary) {
     EXPECT_EQ(in.received.load(), in.announced.load());
     EXPECT_EQ(in.misordered, 0);
     CCS_EXPECT_OK(ccs_barrier());
-    if (maps) {  // the put and the add landed at the right neighbour
-        std::vector<uint8_t> there(out.size() + sizeof(uint64_t));
+    if (maps) {  // the put, the add and the accumulate landed at the right neighbour
+        std::vector<uint8_t> there(out.size() + 2 * sizeof(uint64_t));
         CCS_EXPECT_OK(ccs_get_sync(own, right(), there.data(), there.size(), w.slot(right(), rank()), w.key(right())));
         EXPECT_TRUE(std::equal(out.begin(), out.end(), there.begin()));
         uint64_t word = 0;
         std::memcpy(&word, there.data() + out.size(), sizeof word);
         EXPECT_EQ(word, 5u);
+        double sum = 0;
+        std::memcpy(&sum, there.data() + out.size() + 8, sizeof sum);
+        EXPECT_EQ(sum, 2.0);
+        uint64_t accumulates = 0;  // counted by the thread that made it
+        CCS_EXPECT_OK(ccs_stats_get("rma.accumulates", &accumulates));
+        EXPECT_GE(accumulates, 1u);
     }
     uint64_t sent_total = 0;
     CCS_EXPECT_OK(ccs_stats_get("am.sent", &sent_total));
