@@ -115,15 +115,16 @@ int64_t for_each_piece(const program &p, int64_t count, int64_t offset, int64_t 
 // whole elements: where both have the low bits of a power of two clear,
 // every piece holds whole units of it at offsets aligned to it. For a
 // strided run the pieces are not visited (its length, and its start with
-// its stride, stand for them all), so the answer may be stricter than the
+// its strides, stand for them all), so the answer may be stricter than the
 // pieces, never looser.
 inline void piece_bits(const program &p, int64_t count, uint64_t &lengths, uint64_t &offsets) {
     lengths = offsets = 0;
     if (count == 1 && p.element_run) {
         const run &r = *p.element_run;
-        if (!r.list && !r.inner_count && !r.body && !r.offsets) {
+        if (!r.list && !r.body && !r.offsets) {  // pieces of one length, strided once or twice
             lengths = static_cast<uint64_t>(r.len);
-            offsets = static_cast<uint64_t>(r.mem) | (r.count > 1 ? static_cast<uint64_t>(r.stride) : 0);
+            offsets = static_cast<uint64_t>(r.mem) | (r.count > 1 ? static_cast<uint64_t>(r.stride) : 0) |
+                      (r.inner_count > 1 ? static_cast<uint64_t>(r.inner_stride) : 0);
             return;
         }
     }
