@@ -2,7 +2,8 @@
  * every accumulate type, blocking and not, against a local model: each
  * process writes its own slice of the next process's memory, then every
  * process accumulates into one region of process 0 at once. Also
- * armci_read_strided/armci_write_strided and PutS_flag. */
+ * armci_read_strided/armci_write_strided and PutS_flag, and more distinct
+ * shapes than a program usually moves. */
 #include "check.h"
 
 #include <complex.h>
@@ -198,6 +199,25 @@ static void check_put_flag(char **bases, int me, int nproc) {
     ARMCI_Barrier();
 }
 
+/* More distinct shapes than any cache of layouts keeps, then the first ones
+ * again: every shape moves its bytes whether it is new, kept or made anew. */
+static void check_many_shapes(char **bases, int me, int nproc) {
+    const int target = (me + 1) % nproc;
+    char *slice = bases[target] + me * slice_bytes;
+    static char src[1024], back[1024];
+    for (int round = 0; round < 2; ++round)
+        for (int k = 0; k < (round ? 16 : 320); ++k) {
+            const int row = 1 + k % 300, rows = 2 + k / 300;
+            int count[2] = {row, rows}, local_stride[1] = {row}, remote_stride[1] = {400};
+            for (int i = 0; i < row * rows; ++i) src[i] = (char)pattern(me, k, i + round);
+            CHECK(ARMCI_PutS(src, local_stride, slice, remote_stride, count, 1, target) == 0, "PutS of shape %d", k);
+            memset(back, 0, sizeof back);
+            CHECK(ARMCI_GetS(slice, remote_stride, back, local_stride, count, 1, target) == 0, "GetS of shape %d", k);
+            CHECK(memcmp(back, src, (size_t)(row * rows)) == 0, "shape %d (round %d) came back changed", k, round);
+        }
+    ARMCI_Barrier();
+}
+
 int main(int argc, char **argv) {
     int me, nproc;
     start(&argc, &argv, &me, &nproc);
@@ -212,6 +232,7 @@ int main(int argc, char **argv) {
     check_contended_acc(bases, me, nproc);
     check_local_copies();
     check_put_flag(bases, me, nproc);
+    check_many_shapes(bases, me, nproc);
     free_parts((void **)bases);
     if (me == 0) printf("strided: %d processes passed\n", nproc);
     stop();

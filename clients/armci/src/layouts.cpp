@@ -10,18 +10,27 @@ namespace {
 constexpr size_t kept_layouts = 256;
 
 // levels, count[0..levels], stride[0..levels-1], zeros after: a lookup
-// allocates nothing.
-using shape_key = std::array<int64_t, 2 + 2 * max_stride_levels>;
+// allocates nothing. ARMCI's counts and strides are ints.
+using shape_key = std::array<int32_t, 2 + 2 * max_stride_levels>;
 
+struct cached_layout {
+    shape_key key;
+    strided_shape shape;
+};
 struct layout_cache {
     std::mutex lock;
-    std::map<shape_key, std::pair<strided_shape, std::list<shape_key>::iterator>> by_shape;
-    std::list<shape_key> recent;  // most recent first
+    std::list<cached_layout> recent;  // most recent first
+    std::map<shape_key, std::list<cached_layout>::iterator> by_shape;
 };
 layout_cache &cache() {
     static layout_cache c;
     return c;
 }
+
+// The shapes a program moves now are near the front of the recent list
+// (a patch's local and remote shape, a few patches): looking at the first
+// few saves walking the tree, and moving the first.
+constexpr int front_looks = 4;
 }  // namespace
 
 int strided_layout(const char *call, int levels, const int *count, const int *stride, strided_shape &out) {
@@ -58,10 +67,16 @@ int strided_layout(const char *call, int levels, const int *count, const int *st
     for (int i = 0; i < levels; ++i) key[at++] = stride[i];
     layout_cache &c = cache();
     std::lock_guard<std::mutex> hold(c.lock);
-    auto it = c.by_shape.find(key);
-    if (it != c.by_shape.end()) {
-        c.recent.splice(c.recent.begin(), c.recent, it->second.second);
-        out = it->second.first;
+    auto near = c.recent.begin();
+    for (int i = 0; i < front_looks && near != c.recent.end(); ++i, ++near)
+        if (near->key == key) {
+            if (i > 0) c.recent.splice(c.recent.begin(), c.recent, near);
+            out = near->shape;
+            return 0;
+        }
+    if (auto it = c.by_shape.find(key); it != c.by_shape.end()) {
+        c.recent.splice(c.recent.begin(), c.recent, it->second);
+        out = it->second->shape;
         return 0;
     }
     int64_t counts[max_stride_levels + 1], strides[max_stride_levels];
@@ -75,21 +90,21 @@ int strided_layout(const char *call, int levels, const int *count, const int *st
         return report_ccs(call, st);
     }
     if (c.by_shape.size() >= kept_layouts) {
-        auto old = c.by_shape.find(c.recent.back());
-        ccs_datadesc_free(&old->second.first.layout);
-        c.by_shape.erase(old);
+        cached_layout &old = c.recent.back();
+        ccs_datadesc_free(&old.shape.layout);
+        c.by_shape.erase(old.key);
         c.recent.pop_back();
     }
     out = strided_shape{dd, bytes, span};
-    c.recent.push_front(key);
-    c.by_shape.emplace(key, std::make_pair(out, c.recent.begin()));
+    c.recent.push_front({key, out});
+    c.by_shape.emplace(key, c.recent.begin());
     return 0;
 }
 
 void forget_layouts() {
     layout_cache &c = cache();
     std::lock_guard<std::mutex> hold(c.lock);
-    for (auto &[key, entry] : c.by_shape) ccs_datadesc_free(&entry.first.layout);
+    for (cached_layout &entry : c.recent) ccs_datadesc_free(&entry.shape.layout);
     c.by_shape.clear();
     c.recent.clear();
 }
