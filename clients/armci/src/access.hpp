@@ -12,6 +12,7 @@
 #include "allocations.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace ccs::armci {
 
@@ -20,10 +21,13 @@ struct in_flight_span {
     uint64_t hi = 0;
 };
 
-inline std::vector<in_flight_span> &spans() {
-    thread_local std::vector<in_flight_span> s;
-    return s;
-}
+// The calling thread's spans, by target. Initial-exec, as the core's
+// per-thread state: libarmci is linked by programs, not opened later, and
+// every data call looks here (a general-dynamic variable costs a call).
+inline thread_local std::vector<in_flight_span> *t_spans __attribute__((tls_model("initial-exec"))) = nullptr;
+// Made on the thread's first use, freed when it ends.
+[[gnu::cold]] std::vector<in_flight_span> &make_spans();
+inline std::vector<in_flight_span> &spans() { return t_spans ? *t_spans : make_spans(); }
 
 inline void order_before(const process_state &s, int proc, uint64_t lo, uint64_t hi) {
     auto &v = spans();
