@@ -260,11 +260,21 @@ void ucx_plugin::close_endpoints() {
 void ucx_plugin::check_peers_alive() {
     for (peer &p : peers_) {
         if (!p.ep || p.failed || p.ucx_reports_failure || p.pid <= 0) continue;
-        if (plugin::process_exists(p.pid)) continue;
-        p.failed = true;
-        failed_peers_.emplace_back(p.rank, "process " + std::to_string(p.pid) + " is gone");
-        reports_ = true;
+        if (!plugin::process_exists(p.pid)) report_gone(p);
     }
+}
+
+void ucx_plugin::report_gone(peer &p) {
+    if (p.failed.exchange(true)) return;
+    failed_peers_.emplace_back(p.rank, "process " + std::to_string(p.pid) + " is gone");
+    reports_ = true;
+}
+
+ucs_status_t ucx_plugin::fetch_failed(int32_t source, ucs_status_t status) {
+    peer *p = peer_at(source);
+    if (!p || p->ucx_reports_failure || p->pid <= 0 || plugin::process_exists(p->pid)) return status;
+    report_gone(*p);
+    return UCS_ERR_CONNECTION_RESET;
 }
 
 void ucx_plugin::on_peer_error(peer &p, ucs_status_t status) {

@@ -364,6 +364,12 @@ private:
     // Same-node peers whose endpoints cannot report failure: is each
     // process still there? Every 100 ms, from progress().
     void check_peers_alive();
+    // The status of a fetch from `source` that failed. A read from a
+    // sender that died fails as an I/O error on shared memory, where UCX
+    // does not watch the peer: its death is then the reason, reported at
+    // once rather than at the next look at the processes.
+    ucs_status_t fetch_failed(int32_t source, ucs_status_t status);
+    void report_gone(peer &p);
     // Called from UCX callbacks; acted on at the end of progress().
     void on_peer_error(peer &p, ucs_status_t status);
     // `head`: bytes that precede the data in the packet (no-copy sends).

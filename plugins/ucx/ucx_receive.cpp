@@ -71,7 +71,7 @@ void ucx_plugin::start_rendezvous() {
             delete f;
         } else if (UCS_PTR_IS_ERR(r)) {
             log(CCS_PLUGIN_LOG_WARN, "ucp_am_recv_data_nbx from rank " + std::to_string(w.source) + ": " +
-                                         ucs_status_string(UCS_PTR_STATUS(r)));
+                                         ucs_status_string(fetch_failed(w.source, UCS_PTR_STATUS(r))));
             release(*f->a);
             delete f;
         } else {
@@ -135,11 +135,7 @@ void ucx_plugin::start_placement(int32_t source, void *descriptor, void *at, siz
 }
 
 void ucx_plugin::finish_placement(const placement &f, ucs_status_t status) {
-    // A read from a sender that died fails as an I/O error on shared
-    // memory, where UCX does not watch the peer: its failure is the reason.
-    const peer *p = peer_at(f.source);
-    if (status != UCS_OK && p && !p->ucx_reports_failure && p->pid > 0 && !plugin::process_exists(p->pid))
-        status = UCS_ERR_CONNECTION_RESET;
+    if (status != UCS_OK) status = fetch_failed(f.source, status);
     finished_placements_.emplace_back(f.id, status);
     reports_ = true;
 }
@@ -247,10 +243,14 @@ void callbacks::placement_received(void *request, ucs_status_t status, size_t, v
 void callbacks::rendezvous_received(void *request, ucs_status_t status, size_t, void *user_data) {
     auto *f = static_cast<rendezvous *>(user_data);
     --f->owner->active_rendezvous_;
-    // A failed fetch (the sender died) loses that packet; the endpoint's
-    // error handler reports the peer.
-    if (status == UCS_OK) f->owner->arrivals_.push_back(f->a);
-    else f->owner->release(*f->a);
+    // A failed fetch (the sender died) loses that packet; the peer's
+    // failure is reported by its endpoint, or by fetch_failed.
+    if (status == UCS_OK) {
+        f->owner->arrivals_.push_back(f->a);
+    } else {
+        f->owner->fetch_failed(f->a->source, status);
+        f->owner->release(*f->a);
+    }
     delete f;
     ucp_request_free(request);
 }
