@@ -16,39 +16,39 @@ using namespace ccs;
 namespace {
 
 // Why an accumulate's own arguments were refused.
-enum class refusal { none, op_type, scale, whole_elements, no_source, remote_alignment };
+enum class acc_refusal { none, op_type, scale, whole_elements, no_source, remote_alignment };
 
 // The checks of an accumulate's own arguments. Inline: every accumulate
 // runs them before anything else; the texts are built out of line.
-[[gnu::always_inline]] inline refusal check_accumulate_args(int op, int type, const void *src, size_t length,
-                                                            uint64_t remote_addr, const void *scale) {
+[[gnu::always_inline]] inline acc_refusal check_accumulate_args(int op, int type, const void *src, size_t length,
+                                                                uint64_t remote_addr, const void *scale) {
     const bool complex = type == CCS_ACC_COMPLEX_FLOAT || type == CCS_ACC_COMPLEX_DOUBLE;
     if (op < CCS_ACC_SUM || op > CCS_ACC_REPLACE || type < CCS_ACC_INT32 || type > CCS_ACC_COMPLEX_DOUBLE ||
         (complex && (op == CCS_ACC_MIN || op == CCS_ACC_MAX))) [[unlikely]]
-        return refusal::op_type;
+        return acc_refusal::op_type;
     if (scale && op != CCS_ACC_SUM) [[unlikely]]
-        return refusal::scale;
+        return acc_refusal::scale;
     if (length % acc_element_size(type) != 0) [[unlikely]]
-        return refusal::whole_elements;
+        return acc_refusal::whole_elements;
     if (length > 0 && !src) [[unlikely]]
-        return refusal::no_source;
+        return acc_refusal::no_source;
     if (remote_addr % acc_alignment(type) != 0) [[unlikely]]
-        return refusal::remote_alignment;
-    return refusal::none;
+        return acc_refusal::remote_alignment;
+    return acc_refusal::none;
 }
 
-[[gnu::cold, gnu::noinline]] ccs_status_t refuse(const char *call, refusal why, int op, int type, size_t length,
-                                                 uint64_t remote_addr) {
+[[gnu::cold, gnu::noinline]] ccs_status_t refuse_accumulate(const char *call, acc_refusal why, int op, int type,
+                                                            size_t length, uint64_t remote_addr) {
     const std::string at = std::string(call) + ": ";
     switch (why) {
-        case refusal::op_type: return bad_acc_op_type(call, op, type);
-        case refusal::scale: return fail(CCS_ERR_INVALID_ARG, at + "a scale applies to CCS_ACC_SUM only");
-        case refusal::whole_elements:
+        case acc_refusal::op_type: return bad_acc_op_type(call, op, type);
+        case acc_refusal::scale: return fail(CCS_ERR_INVALID_ARG, at + "a scale applies to CCS_ACC_SUM only");
+        case acc_refusal::whole_elements:
             return fail(CCS_ERR_INVALID_ARG, at + std::to_string(length) + " bytes are not a whole number of " +
                                                  std::to_string(acc_element_size(type)) + "-byte elements");
-        case refusal::no_source: return fail(CCS_ERR_INVALID_ARG, at + "src is NULL but length > 0");
-        case refusal::remote_alignment:
-        case refusal::none: break;
+        case acc_refusal::no_source: return fail(CCS_ERR_INVALID_ARG, at + "src is NULL but length > 0");
+        case acc_refusal::remote_alignment:
+        case acc_refusal::none: break;
     }
     return fail(CCS_ERR_INVALID_ARG, at + "remote address " + std::to_string(remote_addr) + " is not aligned to " +
                                          std::to_string(acc_alignment(type)) + " bytes");
@@ -67,18 +67,20 @@ enum class refusal { none, op_type, scale, whole_elements, no_source, remote_ali
 
 ccs_status_t check_accumulate(const char *call, int op, int type, const void *src, size_t length, uint64_t remote_addr,
                               const void *scale, void *fetched, rma_accumulate &a) {
-    const refusal why = check_accumulate_args(op, type, src, length, remote_addr, scale);
-    if (why != refusal::none) [[unlikely]]
-        return refuse(call, why, op, type, length, remote_addr);
+    const acc_refusal why = check_accumulate_args(op, type, src, length, remote_addr, scale);
+    if (why != acc_refusal::none) [[unlikely]]
+        return refuse_accumulate(call, why, op, type, length, remote_addr);
     fill_accumulate(op, type, scale, fetched, a);
     return CCS_OK;
 }
 
-// done_mapped below at thread level multiple, beside the API lock
-// (util/fast_path.hpp).
-[[gnu::noinline]] bool done_mapped_beside(ccs_context_t handle, int target, const rma_accumulate &a, const void *src,
-                                          size_t length, uint64_t remote, ccs_rkey_t rkey,
-                                          const ccs_completion_t *completion) noexcept {
+// done_mapped_accumulate below at thread level multiple, beside the API
+// lock (util/fast_path.hpp). The same frame as ccs_put's and ccs_atomic's,
+// written out in each: a shared template with a lambda made ccs_get's
+// inline path larger and slower.
+[[gnu::noinline]] bool done_mapped_accumulate_beside(ccs_context_t handle, int target, const rma_accumulate &a,
+                                                     const void *src, size_t length, uint64_t remote, ccs_rkey_t rkey,
+                                                     const ccs_completion_t *completion) noexcept {
     const fast_path::section inside;
     runtime *rt = runtime::current();
     if (!inside.entered() || !rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
@@ -92,15 +94,16 @@ ccs_status_t check_accumulate(const char *call, int op, int type, const void *sr
 // into a node peer's ccs_mem_alloc block mapped here, no callback. False,
 // nothing done, otherwise; the general path then checks everything again
 // and says what is wrong.
-[[gnu::always_inline]] inline bool done_mapped(ccs_context_t handle, int target, int op, int type, const void *src,
-                                               size_t length, uint64_t remote, ccs_rkey_t rkey, const void *scale,
-                                               void *fetched, const ccs_completion_t *completion) {
-    if (check_accumulate_args(op, type, src, length, remote, scale) != refusal::none) [[unlikely]]
+[[gnu::always_inline]] inline bool done_mapped_accumulate(ccs_context_t handle, int target, int op, int type,
+                                                          const void *src, size_t length, uint64_t remote,
+                                                          ccs_rkey_t rkey, const void *scale, void *fetched,
+                                                          const ccs_completion_t *completion) {
+    if (check_accumulate_args(op, type, src, length, remote, scale) != acc_refusal::none) [[unlikely]]
         return false;
     rma_accumulate a;
     fill_accumulate(op, type, scale, fetched, a);
     if (fast_path::enabled()) [[unlikely]]
-        return done_mapped_beside(handle, target, a, src, length, remote, rkey, completion);
+        return done_mapped_accumulate_beside(handle, target, a, src, length, remote, rkey, completion);
     const api_lock::entry inside;
     runtime *rt = runtime::current();
     if (!rt || !rt->contexts().by_handle(handle) || !resolved_quietly(*rt, target, remote, rkey) ||
@@ -114,7 +117,7 @@ ccs_status_t check_accumulate(const char *call, int op, int type, const void *sr
 ccs_status_t accumulate(const char *call, bool sync, ccs_context_t handle, int target, int op, int type,
                         const void *src, size_t length, uint64_t remote_addr, ccs_rkey_t rkey, const void *scale,
                         void *fetched, const ccs_completion_t *completion) {
-    if (done_mapped(handle, target, op, type, src, length, remote_addr, rkey, scale, fetched, completion))
+    if (done_mapped_accumulate(handle, target, op, type, src, length, remote_addr, rkey, scale, fetched, completion))
         return CCS_OK;
     return guarded([&]() -> ccs_status_t {
         runtime *rt = nullptr;
