@@ -35,10 +35,11 @@
 //                          applied in place under the block's lock (0), or
 //                          by the target in its progress (1, heap);
 //                          per_op, bytes_per_second
-//   accumulate_datadesc/<rows>/<bytes>: a blocking sum of doubles from
-//                          contiguous memory here into <rows> rows of
-//                          <bytes>, 2 * <bytes> apart, of the peer's
-//                          ccs_mem_alloc window (an ARMCI_AccS patch)
+//   accumulate_datadesc/<rows>/<bytes>/<apart>: a blocking sum of doubles
+//                          into <rows> rows of <bytes>, 2 * <bytes> apart,
+//                          of the peer's ccs_mem_alloc window (an
+//                          ARMCI_AccS patch), from contiguous memory here
+//                          (apart 0) or from rows as far apart (1)
 //   rcache_hit:            ccs_mem_register + deregister of a cached region
 //   put_issue/8, progress_idle: a put, and one idle poll of a wait
 // Windows come from ccs_mem_alloc (shared: peers map them, put/get are
@@ -254,15 +255,18 @@ void progress_idle(benchmark::State &state) {
 void accumulate_datadesc(benchmark::State &state) {
     const window &w = g.w[0];
     const int64_t rows = state.range(0), len = state.range(1);
+    const bool apart = state.range(2) != 0;
     ccs_datadesc_t dd = nullptr;
     must(ccs_datadesc_hvector(rows, len, 2 * len, CCS_BYTE, &dd), "hvector");
     must(ccs_datadesc_commit(dd), "commit");
+    const ccs_datadesc_t from = apart ? dd : CCS_BYTE;
+    const int64_t from_count = apart ? 1 : rows * len;
     static std::vector<double> src(window_bytes / sizeof(double), 1.0);
     const uint64_t at = w.peer_base + 4096;
     for (auto _ : state)
         issue_and_wait(1, [&](const ccs_completion_t *c) {
-            must(ccs_accumulate_datadesc(g.ctx, 1, CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), rows * len, CCS_BYTE, at, 1,
-                                         dd, w.peer_key, nullptr, nullptr, c),
+            must(ccs_accumulate_datadesc(g.ctx, 1, CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), from_count, from, at, 1, dd,
+                                         w.peer_key, nullptr, nullptr, c),
                  "accumulate_datadesc");
         });
     must(ccs_datadesc_free(&dd), "free");
@@ -465,10 +469,11 @@ int main(int argc, char **argv) {
         for (int64_t which : {0, 1})
             for (int64_t bytes : {8, 4096, 65536, 1 << 20, 4 << 20})
                 benchmark::RegisterBenchmark("accumulate", accumulate)->Args({bytes, which})->UseRealTime();
-        for (const auto &[rows, bytes] : {std::pair<int64_t, int64_t>{8, 8}, {8, 4096}, {1024, 8}, {512, 512}})
-            benchmark::RegisterBenchmark("accumulate_datadesc", accumulate_datadesc)
-                ->Args({rows, bytes})
-                ->UseRealTime();
+        for (int64_t apart : {0, 1})
+            for (const auto &[rows, bytes] : {std::pair<int64_t, int64_t>{8, 8}, {8, 4096}, {1024, 8}, {512, 512}})
+                benchmark::RegisterBenchmark("accumulate_datadesc", accumulate_datadesc)
+                    ->Args({rows, bytes, apart})
+                    ->UseRealTime();
         benchmark::RegisterBenchmark("rcache_hit", rcache_hit)->UseRealTime();
         benchmark::RegisterBenchmark("put_issue/8", put_issue)->UseRealTime();
         benchmark::RegisterBenchmark("progress_idle", progress_idle)->UseRealTime();

@@ -135,4 +135,30 @@ inline void piece_bits(const program &p, int64_t count, uint64_t &lengths, uint6
     });
 }
 
+// The single run of `count` elements when its pieces are of one length
+// and strided once or twice (a patch of rows, a stack of patches), or
+// null: what strided_cursor walks.
+inline const run *strided_run(const program &p, int64_t count) {
+    if (count != 1 || !p.element_run) return nullptr;
+    const run &r = *p.element_run;
+    return !r.list && !r.body && !r.offsets && r.len > 0 ? &r : nullptr;
+}
+
+// The pieces of a strided_run in stream order, one at a time.
+class strided_cursor {
+public:
+    explicit strided_cursor(const run &r) : r_(r) {}
+    int64_t at() const { return r_.mem + i_ * r_.stride + j_ * r_.inner_stride; }
+    int64_t length() const { return r_.len; }
+    void next() {
+        if (++j_ < r_.inner_count) return;
+        j_ = 0;
+        ++i_;
+    }
+
+private:
+    const run &r_;
+    int64_t i_ = 0, j_ = 0;
+};
+
 }  // namespace ccs::dd

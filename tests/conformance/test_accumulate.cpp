@@ -311,6 +311,49 @@ TEST_P(Accumulate, AStridedSourceIntoContiguousElementsWithTheOldValues) {
     CCS_EXPECT_OK(ccs_barrier());
 }
 
+// Both sides strided, with pieces of different lengths: the local side a
+// stack of 2 patches of 3 rows of 3 doubles (40 bytes apart, patches 160
+// apart), the remote side 9 rows of 2 doubles (32 bytes apart), as a
+// Global Arrays patch taken from a block of a larger local array. Scaled,
+// with the old values, against a model.
+TEST_P(Accumulate, BothSidesStridedWithPiecesOfDifferentLengths) {
+    scoped_context ctx("accumulate-both-strided");
+    window w(GetParam());
+    layout from, to;
+    const int64_t from_count[3] = {24, 3, 2}, from_stride[2] = {40, 160};
+    const int64_t to_count[2] = {16, 9}, to_stride[1] = {32};
+    CCS_ASSERT_OK(ccs_datadesc_strided(2, from_count, from_stride, &from.dd));
+    from.commit();
+    CCS_ASSERT_OK(ccs_datadesc_strided(1, to_count, to_stride, &to.dd));
+    to.commit();
+    std::vector<double> src(40, -1.0), initial(36), fetched(18, -1.0), now(36);
+    std::vector<size_t> src_at, to_at;  // element indices in stream order
+    for (size_t plane = 0; plane < 2; ++plane)
+        for (size_t row = 0; row < 3; ++row)
+            for (size_t e = 0; e < 3; ++e) src_at.push_back(plane * 20 + row * 5 + e);
+    for (size_t row = 0; row < 9; ++row)
+        for (size_t e = 0; e < 2; ++e) to_at.push_back(row * 4 + e);
+    for (size_t k = 0; k < src_at.size(); ++k) src[src_at[k]] = static_cast<double>(k + 1);
+    for (size_t i = 0; i < initial.size(); ++i) initial[i] = static_cast<double>(100 * i) + rank();
+    const uint64_t at = w.slot(right(), rank());
+    CCS_ASSERT_OK(ccs_put_sync(ctx, right(), initial.data(), initial.size() * 8, at, w.key(right())));
+    const double scale = 2.0;
+    ccs_counter_t counter;
+    CCS_EXPECT_OK(ccs_counter_init(&counter));
+    const ccs_completion_t done{nullptr, nullptr, &counter};
+    CCS_ASSERT_OK(ccs_accumulate_datadesc(ctx, right(), CCS_ACC_SUM, CCS_ACC_DOUBLE, src.data(), 1, from.dd, at, 1,
+                                          to.dd, w.key(right()), &scale, fetched.data(), &done));
+    CCS_ASSERT_OK(ccs_counter_wait(&counter, 1));
+    CCS_ASSERT_OK(ccs_get_sync(ctx, right(), now.data(), now.size() * 8, at, w.key(right())));
+    std::vector<double> want = initial;
+    for (size_t k = 0; k < to_at.size(); ++k) {
+        ASSERT_EQ(fetched[k], initial[to_at[k]]) << k;
+        want[to_at[k]] += 2.0 * static_cast<double>(k + 1);
+    }
+    EXPECT_EQ(now, want);
+    CCS_EXPECT_OK(ccs_barrier());
+}
+
 // Pieces that are not whole elements, or target pieces not aligned for
 // them, are refused before anything moves: into registered memory, and
 // into a ccs_mem_alloc block (mapped by peers on the node, which apply

@@ -20,6 +20,7 @@
 #include "util/error.hpp"
 #include "util/list_copy.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -145,8 +146,12 @@ bool rma_engine::try_mapped_accumulate_layouts(int target, const rma_accumulate 
     if (completion && completion->callback) return false;
     const dd::program &from = *local_dd.compiled, &to = *remote_dd.compiled;
     const int64_t bytes = local_count * from.size;
-    const bool local_whole = from.contiguous(local_count);
-    if (bytes == 0 || (!local_whole && !to.contiguous(remote_count))) return false;
+    const bool local_whole = from.contiguous(local_count), remote_whole = to.contiguous(remote_count);
+    // Neither side contiguous: both must be plain strided runs, walked in
+    // step (a Global Arrays patch from a block of a larger local array).
+    const dd::run *local_rows = local_whole || remote_whole ? nullptr : dd::strided_run(from, local_count);
+    const dd::run *remote_rows = local_rows ? dd::strided_run(to, remote_count) : nullptr;
+    if (bytes == 0 || (!local_whole && !remote_whole && !remote_rows)) return false;
     uint64_t first = 0, span = 0;
     if (place_layout(remote_dd, remote_count, remote, first, span) != layout_fit::fits) return false;
     const remote_key *k = mapped_key(target, key, first, span);
@@ -156,10 +161,11 @@ bool rma_engine::try_mapped_accumulate_layouts(int target, const rma_accumulate 
     // powers of two); where that is not plain, the general path checks
     // each piece and says which one fails.
     const uint64_t element = acc_element_size(a.type), align = acc_alignment(a.type);
-    uint64_t lengths = 0, offsets = 0;
-    dd::piece_bits(local_whole ? to : from, local_whole ? remote_count : local_count, lengths, offsets);
-    const uint64_t addresses = remote + static_cast<uint64_t>(local_whole ? 0 : to.ops[0].disp);
-    if ((lengths & (element - 1)) != 0 || ((addresses | (local_whole ? offsets : 0)) & (align - 1)) != 0) return false;
+    uint64_t lengths = 0, offsets = 0, local_lengths = 0, local_offsets = 0;
+    if (!remote_whole) dd::piece_bits(to, remote_count, lengths, offsets);
+    if (!local_whole) dd::piece_bits(from, local_count, local_lengths, local_offsets);
+    const uint64_t addresses = remote_whole ? remote + static_cast<uint64_t>(to.ops[0].disp) : remote | offsets;
+    if (((lengths | local_lengths) & (element - 1)) != 0 || (addresses & (align - 1)) != 0) return false;
     // Where `remote` is mapped, as an integer: with a negative lower bound
     // the layout's origin itself may lie before the region.
     auto *const there = reinterpret_cast<uint8_t *>(reinterpret_cast<uintptr_t>(k->mapped) + (remote - k->base));
@@ -174,13 +180,25 @@ bool rma_engine::try_mapped_accumulate_layouts(int target, const rma_accumulate 
                 src += len;
                 return true;
             });
-        } else {
+        } else if (remote_whole) {
             uint8_t *dst = there + to.ops[0].disp;
             dd::for_each_piece(from, local_count, 0, bytes, [&](int64_t at, int64_t len) {
                 spans.add(dst, local + at, static_cast<size_t>(len));
                 dst += len;
                 return true;
             });
+        } else {
+            // Spans end where a piece of either side ends: whole elements,
+            // as both sides' pieces are.
+            dd::strided_cursor dst(*remote_rows), src(*local_rows);
+            int64_t dst_done = 0, src_done = 0;
+            for (int64_t left = bytes; left > 0;) {
+                const int64_t n = std::min(dst.length() - dst_done, src.length() - src_done);
+                spans.add(there + dst.at() + dst_done, local + src.at() + src_done, static_cast<size_t>(n));
+                left -= n;
+                if ((dst_done += n) == dst.length()) dst.next(), dst_done = 0;
+                if ((src_done += n) == src.length()) src.next(), src_done = 0;
+            }
         }
         spans.flush();
     }

@@ -157,9 +157,9 @@ public:
     bool try_mapped_accumulate(int target, const rma_accumulate &a, const void *src, size_t length, uint64_t remote,
                                ccs_rkey_t key, const ccs_completion_t *completion,
                                fast_path::thread_counts *beside = nullptr) noexcept;
-    // The same for a datadesc accumulate with one side contiguous (both
-    // layouts checked by the caller): the other side's pieces go straight
-    // to the kernel, with no list of pieces.
+    // The same for a datadesc accumulate with one side contiguous, or both
+    // plain strided runs (both layouts checked by the caller): the pieces
+    // go straight to the kernel, with no list of pieces.
     bool try_mapped_accumulate_layouts(int target, const rma_accumulate &a, const uint8_t *local, int64_t local_count,
                                        const ccs_datadesc_s &local_dd, uint64_t remote, int64_t remote_count,
                                        const ccs_datadesc_s &remote_dd, ccs_rkey_t key,
